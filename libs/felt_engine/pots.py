@@ -1,0 +1,147 @@
+"""Pot layering and settlement: a pure function over integer chips.
+
+Why layers: every distinct contribution level opens a new layer (seed 000), so an
+all-in hand can only win, from each opponent, what it put in itself; folded chips
+stay in the layers they reached, but only live hands win; each layer is awarded on
+its own. Two house rules keep chips from being destroyed: a layer only one seat
+reached is returned to it ("uncalled"), and a layer no live hand reached is
+refunded to the seats that built it ("refund").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Award", "Pot", "PotError", "Settlement", "build_pots", "settle"]
+
+Reason = Literal["win", "split", "uncalled", "refund"]
+
+
+class PotError(ValueError):
+    """Inputs that cannot describe a real hand (a caller bug, never a player error)."""
+
+
+@dataclass(frozen=True)
+class Pot:
+    """One contribution layer; `eligible` = live contributors (may be empty)."""
+
+    amount: int
+    contributors: tuple[int, ...]
+    eligible: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Award:
+    pot_index: int
+    seat: int
+    amount: int
+    reason: Reason
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """`payouts` has every seat of `contributions` (0 when it received nothing)."""
+
+    pots: tuple[Pot, ...]
+    awards: tuple[Award, ...]
+    payouts: dict[int, int]
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_contributions(contributions: Mapping[int, int], live: Collection[int]) -> frozenset[int]:
+    for seat, amount in contributions.items():
+        if not _is_int(seat):
+            raise PotError(f"seat {seat!r} is not an int")
+        if not _is_int(amount):
+            raise PotError(f"contribution of seat {seat} is not an int: {amount!r}")
+        if amount < 0:
+            raise PotError(f"negative contribution {amount} for seat {seat}")
+    live_set = frozenset(live)
+    if len(live_set) != len(list(live)):
+        raise PotError(f"duplicate seats in live: {list(live)!r}")
+    unknown = live_set - contributions.keys()
+    if unknown:
+        raise PotError(f"live seats {sorted(unknown)} are not in contributions")
+    return live_set
+
+
+def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> tuple[Pot, ...]:
+    """Layers from the lowest contribution level up; seat tuples are sorted."""
+    live_set = _check_contributions(contributions, live)
+    pots: list[Pot] = []
+    previous = 0
+    for level in sorted({a for a in contributions.values() if a > 0}):
+        contributors = tuple(sorted(s for s, a in contributions.items() if a >= level))
+        eligible = tuple(s for s in contributors if s in live_set)
+        pots.append(Pot((level - previous) * len(contributors), contributors, eligible))
+        previous = level
+    return tuple(pots)
+
+
+def _split(pot_index: int, amount: int, winners: list[int], reason: Reason) -> list[Award]:
+    """Even shares; the odd chips go one at a time to `winners` in the given order."""
+    share, odd = divmod(amount, len(winners))
+    return [
+        Award(pot_index, seat, share + (1 if i < odd else 0), reason)
+        for i, seat in enumerate(winners)
+    ]
+
+
+def settle(
+    contributions: Mapping[int, int],
+    live: Collection[int],
+    strength: Mapping[int, int] | None,
+    clockwise_from_button: Sequence[int],
+) -> Settlement:
+    """Award every layer. `strength` is None when the hand ended without showdown.
+
+    `clockwise_from_button` lists seats clockwise starting with the first seat left
+    of the button; it must hold every contributing seat (it fixes odd-chip order).
+    Strengths of folded seats are ignored.
+    """
+    pots = build_pots(contributions, live)
+    live_set = frozenset(live)
+    order = list(clockwise_from_button)
+    if len(set(order)) != len(order):
+        raise PotError(f"duplicate seats in clockwise_from_button: {order!r}")
+    missing = contributions.keys() - set(order)
+    if missing:
+        raise PotError(f"seats {sorted(missing)} missing from clockwise_from_button")
+    position = {seat: i for i, seat in enumerate(order)}
+    if strength is None:
+        if len(live_set) > 1:
+            raise PotError(f"strength is required when {len(live_set)} hands are live")
+        strength = {}
+    else:
+        unknown = strength.keys() - contributions.keys()
+        if unknown:
+            raise PotError(f"strength given for unknown seats {sorted(unknown)}")
+        without = live_set - strength.keys()
+        if without:
+            raise PotError(f"live seats {sorted(without)} have no strength")
+        for seat in live_set:
+            if not _is_int(strength[seat]):
+                raise PotError(f"strength of seat {seat} is not an int: {strength[seat]!r}")
+
+    awards: list[Award] = []
+    for index, pot in enumerate(pots):
+        if len(pot.contributors) == 1:
+            awards.append(Award(index, pot.contributors[0], pot.amount, "uncalled"))
+        elif not pot.eligible:
+            awards.extend(_split(index, pot.amount, list(pot.contributors), "refund"))
+        elif len(pot.eligible) == 1:
+            awards.append(Award(index, pot.eligible[0], pot.amount, "win"))
+        else:
+            best = max(strength[s] for s in pot.eligible)
+            winners = sorted((s for s in pot.eligible if strength[s] == best), key=position.__getitem__)
+            awards.extend(_split(index, pot.amount, winners, "win" if len(winners) == 1 else "split"))
+
+    payouts = {seat: 0 for seat in contributions}
+    for award in awards:
+        payouts[award.seat] += award.amount
+    return Settlement(pots, tuple(awards), payouts)
