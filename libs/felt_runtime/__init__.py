@@ -1,0 +1,1 @@
+"""Runtime helpers every Felt service shares: settings, bus, database, redis, logging, main."""

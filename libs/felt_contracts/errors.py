@@ -1,0 +1,30 @@
+"""Stable error codes. Clients branch on these strings; never rename one, only add."""
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    # generic
+    MALFORMED = "malformed"  # the message could not be parsed or failed validation
+    NOT_FOUND = "not_found"
+    CONFLICT = "conflict"  # same idempotency key, different content; or a state conflict
+    FORBIDDEN = "forbidden"
+    UNAUTHORIZED = "unauthorized"
+    THROTTLED = "throttled"
+    UNAVAILABLE = "unavailable"  # a dependency did not answer in time; safe to retry
+    INTERNAL = "internal"  # a bug: logged with the correlation id
+    # money
+    INSUFFICIENT_FUNDS = "insufficient_funds"
+    INVALID_AMOUNT = "invalid_amount"
+    HAND_CLOSED = "hand_closed"  # settle/cancel/commit against a hand that already ended
+    CHIPS_IN_PLAY = "chips_in_play"  # double-spend guard: chips committed to an unsettled hand
+    LIMIT_EXCEEDED = "limit_exceeded"
+    FROZEN = "frozen"
+    # play
+    ILLEGAL_ACTION = "illegal_action"
+    NOT_YOUR_TURN = "not_your_turn"
+    STALE_TURN = "stale_turn"
+    NOT_SEATED = "not_seated"
+    TABLE_FULL = "table_full"
+    ALREADY_SEATED = "already_seated"
+    ADMISSION = "admission"

@@ -1,0 +1,77 @@
+"""Every NATS subject Felt uses, in one place.
+
+Naming: `felt.<service>.<verb>` for request/reply commands (queue group `felt-<service>`,
+so replicas share the work), `felt.evt.<service>.<what>` for published events. Durable
+event streams (JetStream) are named here too.
+"""
+
+
+def health(service: str) -> str:
+    """Health request/reply of one service."""
+    return f"felt.health.{service}"
+
+
+# --- wallet: owns every chip -------------------------------------------------------------
+WALLET_QUEUE = "felt-wallet"
+WALLET_OPEN_ACCOUNT = "felt.wallet.open_account"
+WALLET_BUY_IN = "felt.wallet.buy_in"
+WALLET_COMMIT = "felt.wallet.commit"
+WALLET_SETTLE = "felt.wallet.settle"
+WALLET_CANCEL_HAND = "felt.wallet.cancel_hand"
+WALLET_CANCEL_TABLE = "felt.wallet.cancel_table"  # restart policy: cancel open hands, clear reserves
+WALLET_CASH_OUT = "felt.wallet.cash_out"
+WALLET_BALANCE = "felt.wallet.balance"
+WALLET_LEADERBOARD = "felt.wallet.leaderboard"
+WALLET_SESSIONS = "felt.wallet.sessions"
+WALLET_EVENTS_STREAM = "FELT_WALLET"
+WALLET_TRANSFER_EVENTS = "felt.evt.wallet.transfer"  # one event per committed transfer
+
+# --- limits: caps and counters -----------------------------------------------------------
+LIMITS_QUEUE = "felt-limits"
+LIMITS_CHECK = "felt.limits.check"  # ask before new risk
+LIMITS_GET = "felt.limits.get"
+LIMITS_SET_CAP = "felt.limits.set_cap"
+LIMITS_FREEZE = "felt.limits.freeze"
+
+# --- timer: deadlines --------------------------------------------------------------------
+TIMER_QUEUE = "felt-timer"
+TIMER_SCHEDULE = "felt.timer.schedule"
+TIMER_CANCEL = "felt.timer.cancel"
+
+
+def timer_fired(owner: str) -> str:
+    """Where a fired deadline is delivered: the service (and table) that asked for it."""
+    return f"felt.evt.timer.fired.{owner}"
+
+
+# --- table: hand state, one actor per table ----------------------------------------------
+TABLE_QUEUE = "felt-table"
+TABLE_LIST = "felt.table.list"
+
+
+def table_command(table_id: str) -> str:
+    """Every command for one table (join, start, act, leave, ...) goes to its owner here."""
+    return f"felt.table.cmd.{table_id}"
+
+
+TABLE_EVENTS_STREAM = "FELT_TABLE_EVENTS"
+
+
+def table_public_events(table_id: str) -> str:
+    """Numbered public events of a table (never private cards)."""
+    return f"felt.evt.table.{table_id}.public"
+
+
+def table_seat_events(table_id: str, participant_id: str) -> str:
+    """Private events for one participant at a table (own hole cards, legal actions)."""
+    return f"felt.evt.table.{table_id}.private.{participant_id}"
+
+
+# --- chat -------------------------------------------------------------------------------
+CHAT_QUEUE = "felt-chat"
+CHAT_POST = "felt.chat.post"
+CHAT_HISTORY = "felt.chat.history"
+
+
+def chat_events(table_id: str) -> str:
+    return f"felt.evt.chat.{table_id}"

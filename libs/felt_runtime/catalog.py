@@ -1,0 +1,32 @@
+"""The services Felt knows, their default HTTP ports, and which are installed here."""
+
+from __future__ import annotations
+
+import importlib.util
+
+#: service name -> default HTTP port (health/readiness for workers; the API for the gateway)
+SERVICES: dict[str, int] = {
+    "wallet": 8101,
+    "limits": 8102,
+    "timer": 8103,
+    "table": 8104,
+    "chat": 8105,
+    "gateway": 8000,
+    "bots": 8106,
+}
+
+
+def default_port(service: str) -> int:
+    """The service's well-known port (8199 for a service not in the catalog, e.g. test ones)."""
+    return SERVICES.get(service, 8199)
+
+
+def installed() -> list[str]:
+    """Services whose package (`felt_<name>` with a `__main__`) exists, in start order."""
+    return [name for name in SERVICES if _has_main(f"felt_{name}")]
+
+
+def _has_main(package: str) -> bool:
+    if importlib.util.find_spec(package) is None:
+        return False
+    return importlib.util.find_spec(f"{package}.__main__") is not None

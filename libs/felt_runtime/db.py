@@ -1,0 +1,66 @@
+"""SQLAlchemy async engine helpers and Alembic migrations, for SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+
+def create_engine(url: str, **options: object) -> AsyncEngine:
+    """An async engine. SQLite gets WAL, foreign keys and a busy timeout so that several
+    processes can share one file; its parent directory is created."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, connect_args={"timeout": 30}, **options)
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+
+        return engine
+    options.setdefault("pool_size", 10)
+    options.setdefault("max_overflow", 10)
+    options.setdefault("pool_pre_ping", True)
+    return create_async_engine(url, **options)
+
+
+def session_factory(engine: AsyncEngine) -> async_sessionmaker:
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+async def ping(engine: AsyncEngine) -> None:
+    async with engine.connect() as conn:
+        await conn.execute(text("SELECT 1"))
+
+
+def _alembic_config(package: str, service: str, connection: Connection) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(resources.files(package) / "migrations"))
+    cfg.attributes["connection"] = connection
+    cfg.attributes["version_table"] = f"alembic_version_{service}"
+    return cfg
+
+
+async def migrate(engine: AsyncEngine, package: str, service: str) -> None:
+    """Bring the service's schema to the newest revision of `<package>/migrations`.
+
+    Each service keeps its own version table, so services can share one database.
+    """
+
+    def upgrade(connection: Connection) -> None:
+        command.upgrade(_alembic_config(package, service, connection), "head")
+
+    async with engine.begin() as conn:
+        await conn.run_sync(upgrade)

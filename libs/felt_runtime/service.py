@@ -1,0 +1,226 @@
+"""The standard service entry point: `python -m felt_<name>` runs any service the same way.
+
+A service module provides `build(ctx: ServiceContext) -> None`, which registers its bus
+handlers and start/stop hooks on `ctx`. The runtime adds the health responder on the bus,
+`/healthz` and `/readyz` over HTTP, AsyncAPI docs at `/asyncapi`, JSON logs, preflight checks
+that turn bad configuration into one line naming the setting, and graceful shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import sys
+from urllib.parse import urlsplit
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from faststream.asgi import AsgiFastStream, AsgiResponse, get
+from faststream.nats import NatsBroker
+from pydantic import ValidationError
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from felt_contracts import subjects
+from felt_contracts.health import HealthRequest, HealthStatus
+from felt_runtime import catalog
+from felt_runtime.bus import make_broker, responder
+from felt_runtime.db import create_engine, ping
+from felt_runtime.redis import make_redis
+from felt_runtime.settings import Settings
+
+VERSION = "0.1.0"
+log = logging.getLogger("felt.service")
+
+Check = Callable[[], Awaitable[None]]
+Hook = Callable[[], Awaitable[None]]
+
+
+class ConfigError(SystemExit):
+    """Bad configuration: the process exits with one line naming the setting."""
+
+    def __init__(self, service: str, setting: str, problem: str) -> None:
+        super().__init__(2)
+        self.line = f"felt-{service}: {setting}: {problem}"
+
+
+@dataclass
+class Dependency:
+    """A readiness check and the setting that configures what it checks."""
+
+    setting: str
+    check: Check
+
+
+@dataclass
+class ServiceContext:
+    """What a service's `build` gets: settings, the broker, and places to hang hooks."""
+
+    name: str
+    settings: Settings
+    broker: NatsBroker
+    dependencies: dict[str, Dependency] = field(default_factory=dict)
+    startup: list[Hook] = field(default_factory=list)
+    shutdown: list[Hook] = field(default_factory=list)
+    _engine: AsyncEngine | None = None
+    _redis: Redis | None = None
+
+    def on_startup(self, hook: Hook) -> Hook:
+        self.startup.append(hook)
+        return hook
+
+    def on_shutdown(self, hook: Hook) -> Hook:
+        self.shutdown.append(hook)
+        return hook
+
+    def database(self) -> AsyncEngine:
+        """The service's database engine (created once; checked for readiness; disposed)."""
+        if self._engine is None:
+            engine = create_engine(self.settings.database_url_for(self.name))
+            self._engine = engine
+            self.dependencies["database"] = Dependency("FELT_DATABASE_URL", lambda: ping(engine))
+            self.shutdown.append(engine.dispose)
+        return self._engine
+
+    def redis(self) -> Redis:
+        """The service's Redis client (created once; checked for readiness; closed)."""
+        if self._redis is None:
+            client = make_redis(self.settings.redis_url)
+            self._redis = client
+
+            async def check() -> None:
+                await client.ping()
+
+            self.dependencies["redis"] = Dependency("FELT_REDIS_URL", check)
+            self.shutdown.append(client.aclose)
+        return self._redis
+
+    async def check_all(self) -> dict[str, str]:
+        """Run every readiness check; `ok` or the error text per dependency."""
+        results: dict[str, str] = {}
+        for name, dep in self.dependencies.items():
+            try:
+                await asyncio.wait_for(dep.check(), timeout=3)
+                results[name] = "ok"
+            except Exception as exc:  # noqa: BLE001 - reported, not raised
+                results[name] = f"{type(exc).__name__}: {exc}"[:300]
+        return results
+
+
+def _json(status: int, payload: dict[str, Any]) -> AsgiResponse:
+    import json
+
+    return AsgiResponse(json.dumps(payload).encode(), status, headers={"content-type": "application/json"})
+
+
+def build_app(name: str, build: Callable[[ServiceContext], None], settings: Settings) -> tuple[AsgiFastStream, ServiceContext]:
+    """Assemble a worker service: its handlers, health on the bus and over HTTP, AsyncAPI."""
+    broker = make_broker(settings.nats_url, name)
+    ctx = ServiceContext(name=name, settings=settings, broker=broker)
+    build(ctx)
+
+    async def status() -> HealthStatus:
+        checks = {"nats": "ok" if await broker.ping(2) else "unreachable", **await ctx.check_all()}
+        return HealthStatus(
+            service=name,
+            status="ok" if all(v == "ok" for v in checks.values()) else "degraded",
+            version=VERSION,
+            checks=checks,
+        )
+
+    @responder(broker, subjects.health(name), HealthRequest, queue=f"felt-{name}-health")
+    async def health(_: HealthRequest) -> HealthStatus:
+        """Report this service's health and its dependencies'."""
+        return await status()
+
+    @get(include_in_schema=False)
+    async def healthz(scope: Any) -> AsgiResponse:  # noqa: ARG001
+        alive = await broker.ping(2)
+        return _json(200 if alive else 503, {"service": name, "status": "ok" if alive else "nats unreachable"})
+
+    @get(include_in_schema=False)
+    async def readyz(scope: Any) -> AsgiResponse:  # noqa: ARG001
+        current = await status()
+        return _json(200 if current.status == "ok" else 503, current.model_dump())
+
+    app = AsgiFastStream(
+        broker,
+        asgi_routes=[("/healthz", healthz), ("/readyz", readyz)],
+        on_startup=ctx.startup,
+        on_shutdown=ctx.shutdown,
+        asyncapi_path="/asyncapi",
+        logger=logging.getLogger(f"felt.{name}"),
+    )
+    return app, ctx
+
+
+def load_settings(name: str) -> Settings:
+    """Settings from the environment, or a one-line error naming the bad setting."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        setting = "FELT_" + str(err["loc"][0]).upper() if err["loc"] else "FELT_*"
+        raise ConfigError(name, setting, err["msg"]) from None
+
+
+def check_port_free(name: str, host: str, port: int) -> None:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(name, "FELT_HTTP_PORT", f"cannot listen on {host}:{port} ({exc.strerror})") from None
+
+
+async def check_dependencies(name: str, settings: Settings, ctx: ServiceContext | None) -> None:
+    """Fail fast with one line if NATS or a dependency the service declared is unreachable."""
+    url = urlsplit(settings.nats_url.split(",")[0])
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(url.hostname, url.port or 4222), 3)
+        greeting = await asyncio.wait_for(reader.readline(), 3)
+        writer.close()
+    except (OSError, TimeoutError) as exc:
+        raise ConfigError(name, "FELT_NATS_URL", f"cannot reach NATS at {settings.nats_url} ({type(exc).__name__})") from None
+    if not greeting.startswith(b"INFO"):
+        raise ConfigError(name, "FELT_NATS_URL", f"{settings.nats_url} does not speak the NATS protocol")
+    if ctx is not None:
+        for dep_name, dep in ctx.dependencies.items():
+            try:
+                await asyncio.wait_for(dep.check(), timeout=5)
+            except Exception as exc:  # noqa: BLE001
+                raise ConfigError(name, dep.setting, f"{dep_name} unreachable ({type(exc).__name__}: {exc})"[:300]) from None
+
+
+def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None]]) -> None:
+    """Run an ASGI app (worker or gateway) on uvicorn after preflight checks, in one event loop."""
+    import uvicorn
+
+    from felt_runtime.logs import configure_logging
+
+    async def run() -> bool:
+        settings = load_settings(name)
+        configure_logging(name, settings.log_level)
+        port = settings.http_port or catalog.default_port(name)
+        check_port_free(name, settings.http_host, port)
+        app, ctx = make(settings)
+        await check_dependencies(name, settings, ctx)
+        server = uvicorn.Server(uvicorn.Config(app, host=settings.http_host, port=port, log_config=None, lifespan="on"))
+        log.info("starting", extra={"port": port})
+        await server.serve()
+        return server.started
+
+    try:
+        started = asyncio.run(run())
+    except ConfigError as exc:
+        print(exc.line, file=sys.stderr)
+        raise
+    if not started:
+        raise SystemExit(1)
+
+
+def main(name: str, build: Callable[[ServiceContext], None]) -> None:
+    """`python -m felt_<name>` for a worker service."""
+    serve(name, lambda settings: build_app(name, build, settings))

@@ -1,0 +1,61 @@
+"""Session fixtures: real NATS (JetStream), a real Redis-protocol server, real databases.
+
+Database tests take the `database_url` fixture, which runs each test on SQLite and on
+PostgreSQL (FELT_TEST_POSTGRES_URL; skipped with a reason when it is not set). Each test gets
+a database of its own, so runs and tests cannot collide.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.servers import PostgresDatabases, nats_server, redis_server
+from tests.support.services import ServiceRunner
+
+
+@pytest.fixture(scope="session")
+def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with nats_server(tmp_path_factory.mktemp("nats")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresDatabases | None]:
+    base = os.environ.get("FELT_TEST_POSTGRES_URL")
+    if not base:
+        yield None
+        return
+    dbs = PostgresDatabases(base)
+    yield dbs
+    import asyncio
+
+    asyncio.run(dbs.drop_all())
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path, postgres: PostgresDatabases | None) -> AsyncIterator[str]:
+    """A fresh empty database: a SQLite file, then a new PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'felt.sqlite'}"
+        return
+    if postgres is None:
+        pytest.skip("FELT_TEST_POSTGRES_URL is not set (CI sets it to the local PostgreSQL)")
+    yield await postgres.create()
+
+
+@pytest.fixture
+def services(nats_url: str, redis_url: str, tmp_path: Path) -> Iterator[ServiceRunner]:
+    """Start services as subprocesses: `services.start("wallet", database_url=...)`."""
+    runner = ServiceRunner(nats_url, redis_url, tmp_path)
+    yield runner
+    runner.stop_all()

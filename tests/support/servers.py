@@ -1,0 +1,112 @@
+"""Real servers for tests: NATS with JetStream, a Redis-protocol server, PostgreSQL and SQLite.
+
+Order of preference for NATS and Redis: the URL in FELT_TEST_NATS_URL / FELT_TEST_REDIS_URL;
+the pip-installed binaries (nats-server 2.15, valkey) on free ports with temp dirs;
+testcontainers when a Docker engine answers; otherwise the test is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from felt_runtime import infra
+
+
+@contextmanager
+def nats_server(tmp: Path) -> Iterator[str]:
+    if url := os.environ.get("FELT_TEST_NATS_URL"):
+        yield url
+        return
+    try:
+        server = infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log")
+    except infra.InfraError as exc:
+        with _container_or_skip("nats:2.12", f"embedded nats-server failed: {exc}", 4222, "-js") as url:
+            yield url.replace("http://", "nats://")
+        return
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@contextmanager
+def redis_server(tmp: Path) -> Iterator[str]:
+    if url := os.environ.get("FELT_TEST_REDIS_URL"):
+        yield url
+        return
+    try:
+        server = infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False)
+    except infra.InfraError as exc:
+        with _container_or_skip("valkey/valkey:8", f"embedded valkey failed: {exc}", 6379) as url:
+            yield url.replace("http://", "redis://")
+        return
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@contextmanager
+def _container_or_skip(image: str, why: str, port: int, *command: str) -> Iterator[str]:
+    """Fall back to testcontainers when a Docker engine answers; otherwise skip visibly."""
+    try:
+        from testcontainers.core.container import DockerContainer  # type: ignore[import-not-found]
+
+        container = DockerContainer(image).with_exposed_ports(port)
+        if command:
+            container = container.with_command(" ".join(command))
+        container.start()
+    except Exception as exc:  # noqa: BLE001 - no engine, no package: both mean skip
+        pytest.skip(f"{why}; no Docker fallback ({type(exc).__name__})")
+    try:
+        yield f"http://{container.get_container_host_ip()}:{container.get_exposed_port(port)}"
+    finally:
+        container.stop()
+
+
+class PostgresDatabases:
+    """Creates a fresh PostgreSQL database per request and drops them all at the end."""
+
+    def __init__(self, base_url: str) -> None:
+        from sqlalchemy.engine import make_url
+
+        self.base = make_url(base_url)
+        self.created: list[str] = []
+
+    async def create(self) -> str:
+        import asyncpg
+
+        name = f"felt_test_{uuid.uuid4().hex[:12]}"
+        conn = await asyncpg.connect(**self._connect_args())
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+        self.created.append(name)
+        return self.base.set(database=name).render_as_string(hide_password=False)
+
+    async def drop_all(self) -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(**self._connect_args())
+        try:
+            for name in self.created:
+                await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await conn.close()
+
+    def _connect_args(self) -> dict[str, object]:
+        b = self.base
+        return {
+            "host": b.host or "127.0.0.1",
+            "port": b.port or 5432,
+            "user": b.username or "postgres",
+            "password": b.password,
+            "database": b.database or "postgres",
+        }

@@ -1,0 +1,115 @@
+"""Start Felt services as real subprocesses against the test servers, wait for health,
+and tear them down. End-to-end and crash tests use this."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from felt_runtime import infra
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class ServiceProcess:
+    name: str
+    port: int
+    env: dict[str, str]
+    log: Path
+    module: str = ""
+    process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.module or f"felt_{self.name}"],
+            env=self.env,
+            cwd=REPO,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}:\n{self.tail()}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"{self.name} not ready within {timeout}s:\n{self.tail()}")
+
+    def kill9(self) -> None:
+        """Crash it: no shutdown hooks, no goodbyes."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self, timeout: float = 15.0) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+        self.wait_ready()
+
+    def tail(self, chars: int = 3000) -> str:
+        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+
+
+@dataclass
+class ServiceRunner:
+    """Starts services with the test run's NATS, Redis and a database URL."""
+
+    nats_url: str
+    redis_url: str
+    workdir: Path
+    running: list[ServiceProcess] = field(default_factory=list)
+
+    def start(
+        self, name: str, *, database_url: str = "", ready: bool = True, module: str = "", **extra_env: str
+    ) -> ServiceProcess:
+        env = dict(os.environ)
+        env.update(
+            FELT_NATS_URL=self.nats_url,
+            FELT_REDIS_URL=self.redis_url,
+            FELT_DATABASE_URL=database_url,
+            FELT_VAR_DIR=str(self.workdir),
+            FELT_HTTP_PORT=str(infra.free_port()),
+            PYTHONUNBUFFERED="1",
+        )
+        env.update({k.upper(): v for k, v in extra_env.items()})
+        log = self.workdir / f"{name}-{len(self.running)}.log"
+        proc = ServiceProcess(name, int(env["FELT_HTTP_PORT"]), env, log, module=module)
+        proc.start()
+        self.running.append(proc)
+        if ready:
+            proc.wait_ready()
+        return proc
+
+    def stop_all(self) -> None:
+        for proc in reversed(self.running):
+            proc.stop()
+        self.running.clear()
