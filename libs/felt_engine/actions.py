@@ -1,0 +1,100 @@
+"""Action input and the legal-actions answer (agent API shape).
+
+Internal model: ``Action(kind, amount)`` where ``amount`` of ``bet``/``raiseTo`` is
+the *total street commitment* (seed 004). Kinds use the agent-API spelling:
+``fold``, ``check``, ``call``, ``bet``, ``raiseTo``, ``allIn``, plus ``draw`` (five-card
+draw: ``cards`` = the cards to discard, possibly empty = stand pat). The ante-nl-1
+convention (``hit``, ``bet`` = chips to add now) is translated at the edge by
+:func:`felt_engine.betting.from_add_now`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Action", "Bounds", "LegalActions", "ACTION_KINDS", "PREACTIONS"]
+
+ACTION_KINDS = frozenset({"fold", "check", "call", "bet", "raiseTo", "allIn", "draw"})
+PREACTIONS = frozenset({"check_fold", "fold", "call_any", "raise_any"})
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    kind: str
+    amount: int | None = None
+    cards: tuple[int, ...] = ()
+
+    @staticmethod
+    def fold() -> Action:
+        return Action("fold")
+
+    @staticmethod
+    def check() -> Action:
+        return Action("check")
+
+    @staticmethod
+    def call() -> Action:
+        return Action("call")
+
+    @staticmethod
+    def bet(to: int) -> Action:
+        return Action("bet", to)
+
+    @staticmethod
+    def raise_to(to: int) -> Action:
+        return Action("raiseTo", to)
+
+    @staticmethod
+    def all_in() -> Action:
+        return Action("allIn")
+
+    @staticmethod
+    def draw(discard=()) -> Action:
+        return Action("draw", None, tuple(discard))
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    min: int
+    max: int
+
+    def to_dict(self) -> dict:
+        return {"min": self.min, "max": self.max}
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """What ``seat`` may do now. Everything false/None when it is not their turn.
+
+    ``call`` and ``all_in`` are chips to add now (capped by the stack); ``bet`` and
+    ``raise_to`` bounds are total street commitments; ``all_in_to`` is the street
+    total after an all-in. ``draw`` is the maximum number of discards (draw phase).
+    """
+
+    seat: int
+    fold: bool = False
+    check: bool = False
+    call: int | None = None
+    bet: Bounds | None = None
+    raise_to: Bounds | None = None
+    all_in: int | None = None
+    all_in_to: int | None = None
+    draw: int | None = None
+    to_call: int = 0
+
+    @property
+    def any(self) -> bool:
+        return self.fold or self.check or self.draw is not None
+
+    def to_dict(self) -> dict:
+        d = {
+            "fold": self.fold,
+            "check": self.check,
+            "call": self.call,
+            "bet": self.bet.to_dict() if self.bet else None,
+            "raiseTo": self.raise_to.to_dict() if self.raise_to else None,
+            "allIn": self.all_in,
+        }
+        if self.draw is not None:
+            d["draw"] = {"min": 0, "max": self.draw}
+        return d

@@ -1,0 +1,212 @@
+"""Betting rules as pure functions of a state (``HandState`` or its working copy).
+
+Rules implemented here (each has a named test in ``tests/engine/test_betting.py``):
+
+* The amount to match (:func:`to_match`) is the highest street commitment, except
+  preflop: a short (all-in) big blind does not reduce the nominal call (the BB) while
+  two funded (non-folded, chips behind) players can still bet.
+* A full bet/raise increases the amount to match by at least the last full increment
+  (first increment on a street = the bet unit: BB, or the ante in ante-only games;
+  so the minimum bet is the unit and the minimum raise-to preflop is 2xBB). A smaller
+  increase is only possible as an all-in and does not change the increment.
+* Raise rights are tracked per player (:func:`can_raise`): a player who has not acted
+  on this street may raise; one who has may raise again only if the amount to match
+  has grown by at least a full increment since their last action (so a short all-in
+  does not reopen, cumulative short all-ins do, and a checker facing only an
+  incomplete opening all-in cannot raise).
+* A player whose opponents are all all-in (or folded) may call but not raise.
+* No-limit: raise up to the stack. Pot-limit: the maximum raise-to is the pot after
+  the call: ``to_match + pot (all chips committed, current bets included) + to_call``.
+  Fixed-limit: bets/raises are exactly one unit x the street's ``limit_units``;
+  at most ``raise_cap`` full bets+raises per round (the BB counts as the bet).
+* Nobody may commit more than their stack; chips are integers.
+"""
+
+from __future__ import annotations
+
+from felt_engine.actions import Action, Bounds, LegalActions
+from felt_engine.errors import IllegalAction
+from felt_engine.profiles import Structure
+
+__all__ = [
+    "to_match", "funded_count", "needs_to_act", "can_raise", "raise_bounds",
+    "legal_actions_at", "street_increment", "from_add_now",
+]
+
+
+def funded_count(st) -> int:
+    """Live players with chips behind (the ones who can still bet)."""
+    return sum(1 for f, s in zip(st.folded, st.stacks) if not f and s > 0)
+
+
+def to_match(st) -> int:
+    actual = max(st.bets)
+    if st.nominal_bet > actual and funded_count(st) >= 2:
+        return st.nominal_bet
+    return actual
+
+
+def needs_to_act(st, i: int, tm: int, nfunded: int) -> bool:
+    if st.folded[i] or st.stacks[i] == 0:
+        return False
+    if nfunded <= 1:  # alone with chips: only a call/fold decision, never a bet
+        return st.bets[i] < tm
+    return not st.acted[i] or st.bets[i] < tm
+
+
+def street_increment(st) -> int:
+    """The first full increment of a street: bet unit (x limit units in fixed limit)."""
+    p = st.profile
+    unit = st.stakes.big_blind if p.blinds else st.stakes.ante
+    if st.structure is Structure.FIXED_LIMIT:
+        return unit * p.streets[st.street].limit_units
+    return unit
+
+
+def can_raise(st, i: int, tm: int) -> bool:
+    """May player ``i`` put in more than a call (a bet, raise or raising all-in)?"""
+    if st.stacks[i] <= tm - st.bets[i]:
+        return False
+    if not any(j != i and not st.folded[j] and st.stacks[j] > 0 for j in range(len(st.seats))):
+        return False
+    if st.acted[i] and tm - st.acted_level[i] < st.last_full_raise:
+        return False
+    if (st.structure is Structure.FIXED_LIMIT and st.profile.raise_cap is not None
+            and st.raise_count >= st.profile.raise_cap):
+        return False
+    return True
+
+
+def raise_bounds(st, i: int, tm: int) -> tuple[int, int]:
+    """(min, max) street totals of a *full* bet/raise for ``i`` ignoring the stack
+    (callers clamp to ``bets[i] + stacks[i]``)."""
+    if st.structure is Structure.FIXED_LIMIT:
+        size = street_increment(st)
+        return tm + size, tm + size
+    lo = tm + st.last_full_raise
+    if st.structure is Structure.POT_LIMIT:
+        hi = tm + sum(st.contrib) + (tm - st.bets[i])
+        return lo, max(lo, hi)
+    return lo, st.bets[i] + st.stacks[i]
+
+
+def _max_total(st, i: int, tm: int) -> int:
+    """Highest street total ``i`` may reach now (a call if no raise is allowed)."""
+    all_in_to = st.bets[i] + st.stacks[i]
+    if not can_raise(st, i, tm):
+        return min(tm, all_in_to)
+    return min(raise_bounds(st, i, tm)[1], all_in_to)
+
+
+def legal_actions_at(st, i: int) -> LegalActions:
+    seat = st.seats[i]
+    if st.phase == "over" or st.actor != i:
+        return LegalActions(seat)
+    if st.phase == "draw":
+        return LegalActions(seat, draw=len(st.holes[i]))
+    tm = to_match(st)
+    stack, bet = st.stacks[i], st.bets[i]
+    to_call = max(0, tm - bet)
+    all_in_to = bet + stack
+    call = min(to_call, stack) if to_call > 0 else None
+    bet_b = raise_b = None
+    if can_raise(st, i, tm):
+        lo, hi = raise_bounds(st, i, tm)
+        hi = min(hi, all_in_to)
+        if lo <= hi:
+            if tm == 0:
+                bet_b = Bounds(lo, hi)
+            else:
+                raise_b = Bounds(lo, hi)
+    all_in = stack if stack > 0 and all_in_to <= _max_total(st, i, tm) else None
+    return LegalActions(
+        seat, fold=True, check=to_call == 0, call=call, bet=bet_b, raise_to=raise_b,
+        all_in=all_in, all_in_to=all_in_to if all_in is not None else None,
+        to_call=min(to_call, stack),
+    )
+
+
+def resolve(st, i: int, action: Action) -> tuple[str, int]:
+    """Validate a betting action for player ``i`` (who is the actor) and return
+    ``(kind, street_total)`` with kind in fold/check/call/commit. Raises IllegalAction."""
+    kind = action.kind
+    tm = to_match(st)
+    bet, stack = st.bets[i], st.stacks[i]
+    to_call = max(0, tm - bet)
+    all_in_to = bet + stack
+    if kind in ("fold", "check", "call", "allIn") and action.amount is not None:
+        raise IllegalAction("amount_not_allowed", f"{kind} takes no amount")
+    if kind == "fold":
+        return "fold", bet
+    if kind == "check":
+        if to_call:
+            raise IllegalAction("cannot_check", f"{to_call} to call")
+        return "check", bet
+    if kind == "call":
+        if not to_call:
+            raise IllegalAction("cannot_call", "nothing to call")
+        return "commit", min(tm, all_in_to)
+    if kind == "allIn":
+        if stack == 0 or all_in_to > _max_total(st, i, tm):
+            raise IllegalAction("cannot_all_in", "an all-in is not allowed here")
+        return "commit", all_in_to
+    if kind in ("bet", "raiseTo"):
+        amount = action.amount
+        if amount is None:
+            raise IllegalAction("amount_required", f"{kind} needs an amount (street total)")
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise IllegalAction("invalid_amount", "amounts are integer chips")
+        if kind == "bet" and tm > 0:
+            raise IllegalAction("cannot_bet", f"there is a bet of {tm}: use raiseTo")
+        if kind == "raiseTo" and tm == 0:
+            raise IllegalAction("cannot_raise", "nothing to raise: use bet")
+        if amount > all_in_to:
+            raise IllegalAction("amount_out_of_bounds", f"{amount} exceeds the stack ({all_in_to})")
+        if not can_raise(st, i, tm):
+            if amount == all_in_to and all_in_to <= tm:
+                return "commit", all_in_to  # an all-in "raise" that is only a call
+            raise IllegalAction("cannot_raise", "raising is not open to this player")
+        lo, hi = raise_bounds(st, i, tm)
+        hi = min(hi, all_in_to)
+        if amount == all_in_to and amount <= hi:
+            return "commit", amount  # all-in (possibly short)
+        if not lo <= amount <= hi:
+            raise IllegalAction("amount_out_of_bounds", f"{kind} must be within {lo}..{hi}")
+        return "commit", amount
+    raise IllegalAction("unknown_action", f"unknown action {kind!r}")
+
+
+def from_add_now(st, seat: int, kind: str, add: int | None = None) -> Action:
+    """Translate the ante-nl-1 protocol into an :class:`Action`.
+
+    ``hit`` = check if free, else call (capped by the stack); ``bet N`` = add N chips
+    now (N equal to the call is a call; N equal to the stack is an all-in; else a
+    bet/raise to ``current street commitment + N``); ``fold`` = fold.
+    """
+    i = st.index_of(seat)
+    if i is None:
+        raise IllegalAction("not_in_hand", f"seat {seat} is not in this hand")
+    if kind == "fold":
+        return Action("fold")
+    tm = to_match(st)
+    to_call = max(0, tm - st.bets[i])
+    if kind == "hit":
+        return Action("call") if to_call else Action("check")
+    if kind == "bet":
+        if add is None:
+            raise IllegalAction("amount_required", "bet needs the chips to add")
+        if not isinstance(add, int) or isinstance(add, bool) or add <= 0:
+            raise IllegalAction("invalid_amount", "bet adds a positive integer of chips")
+        if add > st.stacks[i]:
+            raise IllegalAction("amount_out_of_bounds", f"{add} exceeds the stack ({st.stacks[i]})")
+        if add == st.stacks[i]:
+            return Action("allIn")
+        if add == to_call:
+            return Action("call")
+        if add < to_call:
+            raise IllegalAction("amount_out_of_bounds", f"{to_call} to call")
+        total = st.bets[i] + add
+        return Action("bet", total) if tm == 0 else Action("raiseTo", total)
+    if kind in ("check", "call", "allIn"):
+        return Action(kind)
+    raise IllegalAction("unknown_action", f"unknown action {kind!r}")
