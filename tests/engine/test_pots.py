@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from felt_engine.pots import Award, Pot, PotError, build_pots, settle
@@ -225,3 +225,63 @@ def test_property_winners_of_a_layer_are_its_best_live_hands(hand):
             assert winners == {x for x in pot.eligible if strength[x] == best}
             shares = [a.amount for a in s.awards if a.pot_index == i]
             assert max(shares) - min(shares) <= 1
+
+
+# ---- cross-check against PokerKit, an independent engine --------------------------
+
+RANKS, SUITS = "23456789TJQKA", "cdhs"
+DECK = [r + s for r in RANKS for s in SUITS]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_property_matches_pokerkit_settlement(data):
+    """Random ante/blind NL hands played in PokerKit settle to the same stacks here."""
+    pokerkit = pytest.importorskip("pokerkit")
+    auto = pokerkit.Automation
+    n = data.draw(st.integers(2, 6))
+    stacks = data.draw(st.lists(st.integers(15, 300), min_size=n, max_size=n))
+    blinds = data.draw(st.sampled_from([(0, 0), (1, 2), (5, 10)]))
+    ante = data.draw(st.sampled_from([0, 1, 10]))
+    if blinds == (0, 0) and ante == 0:
+        ante = 10
+    deck = list(data.draw(st.permutations(DECK)))
+    state = pokerkit.NoLimitTexasHoldem.create_state(
+        (auto.ANTE_POSTING, auto.BET_COLLECTION, auto.BLIND_OR_STRADDLE_POSTING,
+         auto.RUNOUT_COUNT_SELECTION, auto.HOLE_CARDS_SHOWING_OR_MUCKING,
+         auto.HAND_KILLING),
+        False, ante, blinds, max(blinds[1], 10), stacks, n,
+        mode=pokerkit.Mode.CASH_GAME,
+    )
+    while not state.can_push_chips():
+        if state.can_burn_card():
+            state.burn_card(deck.pop())
+        elif state.can_deal_hole():
+            state.deal_hole(deck.pop())
+        elif state.can_deal_board():
+            state.deal_board(deck.pop())
+        else:
+            choice = data.draw(st.sampled_from(["f", "cc", "min", "max", "mid"]))
+            if choice == "f" and state.checking_or_calling_amount and state.can_fold():
+                state.fold()
+            elif choice in ("min", "max", "mid") and state.can_complete_bet_or_raise_to():
+                lo = state.min_completion_betting_or_raising_to_amount
+                hi = state.max_completion_betting_or_raising_to_amount
+                state.complete_bet_or_raise_to({"min": lo, "max": hi, "mid": (lo + hi) // 2}[choice])
+            else:
+                state.check_or_call()
+    contributions = {i: stacks[i] - state.stacks[i] for i in range(n)}
+    live = {i for i in range(n) if state.statuses[i]}
+    strength = None
+    if len(live) > 1:
+        hands = {i: state.get_hand(i, 0, 0) for i in live}
+        ranked = sorted(set(hands.values()))
+        strength = {i: ranked.index(h) for i, h in hands.items()}
+        assume(len(set(strength.values())) == len(live))  # odd-chip conventions differ
+    while state.can_push_chips():
+        state.push_chips()
+        while state.can_pull_chips():
+            state.pull_chips()
+    s = settle(contributions, live, strength, list(range(n)))
+    event(f"layers={min(len(s.pots), 3)} showdown={strength is not None}")
+    assert [stacks[i] - contributions[i] + s.payouts[i] for i in range(n)] == list(state.stacks)
