@@ -29,7 +29,9 @@ class TransferEvent(Event):
 
     transfer_id: str
     kind: TransferKind
-    account_id: str  # the player account the transfer concerns
+    account_id: str  # the player account (one per participant) the transfer concerns
+    owner_id: str | None = None  # the owner account behind it (limits aggregate per owner)
+    session_id: str | None = None  # the table session (buy-in .. cash-out) it belongs to
     table_id: str | None = None
     hand_id: str | None = None
     amount: int = Field(gt=0)
