@@ -23,22 +23,24 @@ from felt_runtime import catalog, infra
 from felt_runtime.settings import DEFAULT_NATS_PORT, DEFAULT_REDIS_PORT, Settings
 
 
-def _service_env(settings: Settings) -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("FELT_NATS_URL", settings.nats_url)
-    env.setdefault("FELT_REDIS_URL", settings.redis_url)
-    env["PYTHONUNBUFFERED"] = "1"
+def _service_env(servers: list[infra.Server]) -> dict[str, str]:
+    """The children talk to the servers `felt up` started."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    urls = {s.name: s.url for s in servers}
+    env["FELT_NATS_URL"], env["FELT_REDIS_URL"] = urls["nats"], urls["valkey"]
     return env
 
 
-def start_infra(var: Path) -> list[infra.Server]:
+def start_infra(settings: Settings) -> list[infra.Server]:
     """Start NATS and Valkey under `var/`, unless something already listens on their ports."""
-    for port, what in ((DEFAULT_NATS_PORT, "NATS"), (DEFAULT_REDIS_PORT, "Valkey")):
+    var = settings.var_dir
+    nats_port, redis_port = settings.default_port(DEFAULT_NATS_PORT), settings.default_port(DEFAULT_REDIS_PORT)
+    for port, what in ((nats_port, "NATS"), (redis_port, "Valkey")):
         if infra.port_open("127.0.0.1", port):
             sys.exit(f"felt: {what} port {port} is in use: is another `felt up` running? Stop it first.")
-    nats = infra.start_nats(DEFAULT_NATS_PORT, var / "nats", var / "logs" / "nats.log")
+    nats = infra.start_nats(nats_port, var / "nats", var / "logs" / "nats.log")
     try:
-        valkey = infra.start_valkey(DEFAULT_REDIS_PORT, var / "valkey", var / "logs" / "valkey.log", persist=True)
+        valkey = infra.start_valkey(redis_port, var / "valkey", var / "logs" / "valkey.log", persist=True)
     except infra.InfraError:
         nats.stop()
         raise
@@ -47,21 +49,25 @@ def start_infra(var: Path) -> list[infra.Server]:
     return [nats, valkey]
 
 
-def wait_ready(names: list[str], timeout: float = 20.0) -> dict[str, str]:
+def wait_ready(names: list[str], settings: Settings, timeout: float = 20.0) -> dict[str, str]:
     """Poll every service's /readyz until all answer 200 or the time is up."""
     deadline = time.monotonic() + timeout
     state = {n: "starting" for n in names}
     while time.monotonic() < deadline and any(v != "ok" for v in state.values()):
         for name in names:
             if state[name] != "ok":
-                state[name] = probe(name)
+                state[name] = probe(name, settings)
         time.sleep(0.3)
     return state
 
 
-def probe(name: str) -> str:
+def service_url(name: str, settings: Settings) -> str:
+    return f"http://127.0.0.1:{settings.default_port(catalog.default_port(name))}"
+
+
+def probe(name: str, settings: Settings) -> str:
     try:
-        r = httpx.get(f"http://127.0.0.1:{catalog.default_port(name)}/readyz", timeout=2)
+        r = httpx.get(f"{service_url(name, settings)}/readyz", timeout=2)
     except httpx.HTTPError as exc:
         return f"down ({type(exc).__name__})"
     return "ok" if r.status_code == 200 else f"not ready ({r.text[:200]})"
@@ -71,22 +77,23 @@ def up(with_services: bool = True) -> int:
     settings = Settings()
     var = settings.var_dir
     (var / "logs").mkdir(parents=True, exist_ok=True)
-    children: list[infra.Server] = start_infra(var)
+    for sig in (signal.SIGINT, signal.SIGTERM):  # also when started in the background
+        signal.signal(sig, _interrupt)
+    children: list[infra.Server] = start_infra(settings)
     procs: list[tuple[str, subprocess.Popen]] = []
     try:
         names = catalog.installed() if with_services else []
         for name in names:
             log = (var / "logs" / f"{name}.log").open("ab")
-            procs.append((name, subprocess.Popen([sys.executable, "-m", f"felt_{name}"], env=_service_env(settings), stdout=log, stderr=subprocess.STDOUT)))
+            procs.append((name, subprocess.Popen([sys.executable, "-m", f"felt_{name}"], env=_service_env(children), stdout=log, stderr=subprocess.STDOUT)))
         if names:
-            state = wait_ready(names)
+            state = wait_ready(names, settings)
             for name in names:
-                print(f"{name:8} http://127.0.0.1:{catalog.default_port(name)}  {state[name]}")
+                print(f"{name:8} {service_url(name, settings)}  {state[name]}")
             if "gateway" in names:
-                print(f"\nPlay in a browser: http://127.0.0.1:{catalog.default_port('gateway')}/")
-                print(f"Agents: http://127.0.0.1:{catalog.default_port('gateway')}/api/v2/poker (OpenAPI at /docs)")
+                print(f"\nPlay in a browser: {service_url('gateway', settings)}/")
+                print(f"Agents: {service_url('gateway', settings)}/api/v2/poker (OpenAPI at /docs)")
         print(f"Logs in {var / 'logs'}. Ctrl-C stops everything.")
-        signal.signal(signal.SIGTERM, _interrupt)
         while True:
             for name, proc in procs:
                 if proc.poll() is not None:
@@ -115,10 +122,10 @@ def _interrupt(*_: object) -> None:
 
 
 def status() -> int:
-    names = catalog.installed()
+    settings = Settings()
     bad = 0
-    for name in names:
-        state = probe(name)
+    for name in catalog.installed():
+        state = probe(name, settings)
         bad += state != "ok"
         print(f"{name:8} {state}")
     return 1 if bad else 0
@@ -142,8 +149,9 @@ def main(argv: list[str] | None = None) -> int:
         os.execv(sys.executable, [sys.executable, "-m", f"felt_{args.name}"])
     if args.cmd == "status":
         return status()
+    settings = Settings()
     for name in catalog.installed():
-        print(f"{name:8} {catalog.default_port(name)}")
+        print(f"{name:8} {service_url(name, settings)}")
     return 0
 
 

@@ -203,7 +203,7 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
     async def run() -> bool:
         settings = load_settings(name)
         configure_logging(name, settings.log_level)
-        port = settings.http_port or catalog.default_port(name)
+        port = settings.http_port or settings.default_port(catalog.default_port(name))
         check_port_free(name, settings.http_host, port)
         app, ctx = make(settings)
         await check_dependencies(name, settings, ctx)

@@ -30,6 +30,7 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     request_timeout: float = Field(default=5.0, gt=0)
     var_dir: Path = VAR_DIR
+    port_offset: int = Field(default=0, ge=0, le=50000)  # shifts every default port (two rooms on one host)
 
     @field_validator("nats_url")
     @classmethod
@@ -64,6 +65,9 @@ class Settings(BaseSettings):
         if value not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
             raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
         return value
+
+    def default_port(self, base: int) -> int:
+        return base + self.port_offset
 
     def database_url_for(self, service: str) -> str:
         """The configured URL, or the service's own SQLite file under `var/`."""
