@@ -8,10 +8,18 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from felt_contracts.base import Event
+from felt_contracts.base import Event, Message, Request
+
+#: The largest amount any single wallet message may carry (far above any real stack).
+MAX_AMOUNT = 10**12
+
+Amount = Annotated[int, Field(strict=True, gt=0, le=MAX_AMOUNT)]
+Bound = Annotated[int, Field(strict=True, ge=0, le=MAX_AMOUNT)]
+Id = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class TransferKind(StrEnum):
@@ -36,3 +44,174 @@ class TransferEvent(Event):
     hand_id: str | None = None
     amount: int = Field(gt=0)
     at: datetime
+
+
+# --- commands ------------------------------------------------------------------------------
+
+
+class OpenAccount(Request):
+    """Open a wallet account (one per participant) with the starting grant. Idempotent on
+    `account_id`: opening again with the same owner returns the first result."""
+
+    account_id: Id
+    owner_id: Id | None = None  # the owner behind the participant (limits aggregate on it)
+
+
+class BuyIn(Request):
+    """Move `amount` from available into a reserve at `table_id` (opens a table session)."""
+
+    account_id: Id
+    table_id: Id
+    amount: Amount
+    min_buy_in: Bound = 0
+    max_buy_in: Bound = MAX_AMOUNT
+
+
+class Commit(Request):
+    """One chip-committing action: reserve (or available, `from_available`) -> hand escrow.
+    Transfer id `commit:{hand_id}:{seq}`; a retry with the same hand/seq returns the first result."""
+
+    account_id: Id
+    table_id: Id
+    hand_id: Id
+    seq: Annotated[int, Field(strict=True, ge=0, le=10**9)]
+    amount: Amount
+    from_available: bool = False  # profile ante-nl-1: the account balance plays
+
+
+class Payout(Message):
+    account_id: Id
+    amount: Amount
+
+
+class Settle(Request):
+    """End a hand: pay its whole escrow out. `payouts` + `returns` must equal the escrow."""
+
+    table_id: Id
+    hand_id: Id
+    payouts: list[Payout] = Field(default_factory=list, max_length=100)
+    returns: list[Payout] = Field(default_factory=list, max_length=100)  # unmatched chips
+
+
+class CancelHand(Request):
+    """End a hand by refunding every contributor exactly what they put in."""
+
+    table_id: Id
+    hand_id: Id
+
+
+class CancelTable(Request):
+    """Restart policy: cancel every open hand of the table, cash out every reserve there."""
+
+    table_id: Id
+
+
+class CashOut(Request):
+    """Reserve at `table_id` -> available; `"all"` empties it. Emptying closes the session."""
+
+    account_id: Id
+    table_id: Id
+    amount: Amount | Literal["all"] = "all"
+
+
+class BalanceQuery(Request):
+    account_id: Id
+
+
+class LeaderboardQuery(Request):
+    limit: Annotated[int, Field(strict=True, ge=1, le=100)] = 10
+
+
+class SessionsQuery(Request):
+    account_id: Id
+    limit: Annotated[int, Field(strict=True, ge=1, le=500)] = 50
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+class TransferInfo(Message):
+    transfer_id: str
+    kind: TransferKind
+    account_id: str
+    amount: int
+
+
+class AccountOpened(Message):
+    account_id: str
+    owner_id: str | None
+    granted: int
+    transfer_id: str
+
+
+class BuyInResult(Message):
+    transfer_id: str
+    session_id: str
+    reserved: int  # the reserve at this table after the buy-in
+    available: int
+
+
+class CommitResult(Message):
+    transfer_id: str
+    hand_id: str
+    escrow: int  # the hand's escrow after this commit
+    remaining: int  # what is left in the source (reserve or available)
+
+
+class HandOutcome(Message):
+    hand_id: str
+    table_id: str
+    status: Literal["settled", "cancelled"]
+    transfers: list[TransferInfo]
+
+
+class CashOutResult(Message):
+    transfer_id: str | None  # None when the reserve was already empty ("all" of nothing)
+    session_id: str
+    amount: int
+    reserved: int
+    available: int
+    session_closed: bool
+
+
+class TableCancelled(Message):
+    table_id: str
+    hands: list[HandOutcome]
+    cash_outs: list[CashOutResult]
+
+
+class Balance(Message):
+    account_id: str
+    owner_id: str | None
+    available: int
+    reserved: int  # sum of reserves at tables (excludes escrow)
+    in_play: int  # chips in escrow of open hands
+    reserves: dict[str, int]  # table_id -> reserve
+
+
+class LeaderboardEntry(Message):
+    account_id: str
+    owner_id: str | None
+    total: int  # available + reserved (escrow excluded)
+
+
+class Leaderboard(Message):
+    entries: list[LeaderboardEntry]
+
+
+class SessionInfo(Message):
+    session_id: str
+    table_id: str
+    status: Literal["open", "closed"]
+    buy_in: int
+    cash_out: int
+    net: int  # cash_out - buy_in (final once closed)
+    gross_wagers: int  # sum of commits, not reduced by returns
+    hands_played: int
+    opened_at: datetime
+    closed_at: datetime | None
+
+
+class SessionHistory(Message):
+    account_id: str
+    sessions: list[SessionInfo]

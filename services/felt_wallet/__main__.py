@@ -1,0 +1,4 @@
+from felt_runtime.service import main
+from felt_wallet.app import build
+
+main("wallet", build)

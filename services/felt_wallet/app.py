@@ -1,0 +1,38 @@
+"""Wiring: database, migrations, JetStream stream, the writer task, the outbox relay, handlers."""
+
+from __future__ import annotations
+
+import asyncio
+
+from felt_runtime.db import migrate
+from felt_runtime.service import ServiceContext
+from felt_wallet.handlers import register
+from felt_wallet.outbox import ensure_stream, relay
+from felt_wallet.settings import WalletSettings
+from felt_wallet.writer import Writer
+
+
+def build(ctx: ServiceContext, wallet: WalletSettings | None = None) -> Writer:
+    settings = wallet or WalletSettings()
+    engine = ctx.database()
+    writer = Writer(engine, grant=settings.grant, group_commit=settings.group_commit, batch_max=settings.batch_max)
+    register(ctx.broker, engine, writer)
+    tasks: list[asyncio.Task[None]] = []
+
+    @ctx.on_startup
+    async def start() -> None:
+        await migrate(engine, "felt_wallet", "wallet")
+        await ctx.broker.connect()
+        js = ctx.broker.config.connection_state.stream
+        await ensure_stream(js)
+        writer.start()
+        tasks.append(asyncio.create_task(relay(engine, js, writer), name="wallet-outbox"))
+
+    @ctx.on_shutdown
+    async def stop() -> None:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await writer.stop()
+
+    return writer

@@ -1,0 +1,421 @@
+"""The wallet's commands, applied to a `Work` (one transaction's in-memory view).
+
+Each command either returns its result or raises `BusError` before the writer flushes; the
+writer then undoes that command's journaled changes only. Idempotency: every command has a
+key (see `command_key`); a stored key with the same content fingerprint returns the stored
+result and moves nothing, with different content it is refused `conflict`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any
+
+from pydantic import BaseModel
+
+from felt_contracts.errors import ErrorCode
+from felt_contracts.wallet import (
+    AccountOpened,
+    BuyIn,
+    BuyInResult,
+    CancelHand,
+    CancelTable,
+    CashOut,
+    CashOutResult,
+    Commit,
+    CommitResult,
+    HandOutcome,
+    OpenAccount,
+    Settle,
+    TableCancelled,
+    TransferEvent,
+    TransferInfo,
+    TransferKind,
+)
+from felt_runtime.bus import BusError
+from felt_wallet.store import (
+    HOUSE,
+    Row,
+    Work,
+    accounts,
+    available_key,
+    commands,
+    contributions,
+    escrow_key,
+    hands,
+    ledger,
+    reserve_key,
+    sessions,
+)
+
+Command = OpenAccount | BuyIn | Commit | Settle | CancelHand | CancelTable | CashOut
+
+
+def command_key(req: Command) -> tuple[str, str]:
+    """(idempotency key, kind). Settle and cancel of a hand share one key: a hand ends once."""
+    match req:
+        case OpenAccount():
+            return f"open:{req.account_id}", "open"
+        case BuyIn():
+            return f"buy_in:{req.message_id}", "buy_in"
+        case Commit():
+            return commit_id(req.hand_id, req.seq), "commit"
+        case Settle():
+            return f"end:{req.hand_id}", "settle"
+        case CancelHand():
+            return f"end:{req.hand_id}", "cancel"
+        case CancelTable():
+            return f"cancel_table:{req.message_id}", "cancel_table"
+        case CashOut():
+            return f"cash_out:{req.message_id}", "cash_out"
+    raise TypeError(type(req))
+
+
+def commit_id(hand_id: str, seq: int) -> str:
+    return f"commit:{hand_id}:{seq}"
+
+
+RESULTS: dict[str, type[BaseModel]] = {
+    "open": AccountOpened, "buy_in": BuyInResult, "commit": CommitResult, "settle": HandOutcome,
+    "cancel": HandOutcome, "cancel_table": TableCancelled, "cash_out": CashOutResult,
+}
+
+
+def fingerprint(req: BaseModel) -> str:
+    body = req.model_dump_json(exclude={"message_id", "correlation_id"})
+    return hashlib.sha256(f"{type(req).__name__}:{body}".encode()).hexdigest()
+
+
+def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(command keys, account ids, hand ids, ledger keys) a command will read."""
+    key = [command_key(req)[0]]
+    match req:
+        case OpenAccount():
+            return key, [req.account_id], [], [available_key(req.account_id), HOUSE]
+        case BuyIn() | CashOut():
+            a, t = req.account_id, req.table_id
+            return key, [a], [], [available_key(a), reserve_key(a, t)]
+        case Commit():
+            a, t = req.account_id, req.table_id
+            return key, [a], [req.hand_id], [available_key(a), reserve_key(a, t), escrow_key(req.hand_id)]
+        case Settle() | CancelHand():
+            return key, [], [req.hand_id], [escrow_key(req.hand_id)]
+    return key, [], [], []
+
+
+async def prefetch(w: Work, batch: list[Command]) -> None:
+    keys: list[str] = []
+    accts: list[str] = []
+    hand_ids: list[str] = []
+    lkeys: list[str] = []
+    for req in batch:
+        k, a, h, lk = prefetch_plan(req)
+        keys += k
+        accts += a
+        hand_ids += h
+        lkeys += lk
+    await w.load(commands, keys)
+    await w.load(accounts, accts)
+    await w.load(hands, hand_ids)
+    await w.load(ledger, lkeys)
+    if accts:
+        todo = [a for a in dict.fromkeys(accts) if ("sessions-of", a) not in w.loaded]
+        for i in range(0, len(todo), 500):
+            chunk = todo[i : i + 500]
+            await w.load_where(("bulk", f"sessions:{i}:{id(chunk)}"), sessions,
+                               (sessions.c.account_id.in_(chunk)) & (sessions.c.status == "open"))
+        w.loaded.update(("sessions-of", a) for a in todo)
+    if hand_ids:
+        todo = [h for h in dict.fromkeys(hand_ids) if ("contribs-of", h) not in w.loaded]
+        for i in range(0, len(todo), 500):
+            chunk = todo[i : i + 500]
+            await w.load_where(("bulk", f"contribs:{i}:{id(chunk)}"), contributions,
+                               contributions.c.hand_id.in_(chunk))
+        w.loaded.update(("contribs-of", h) for h in todo)
+
+
+async def apply(w: Work, req: Command, grant: int) -> BaseModel:
+    """Run one command idempotently (the writer catches `BusError` and undoes it)."""
+    key, kind = command_key(req)
+    fp = fingerprint(req)
+    seen = await w.get(commands, key)
+    if seen is not None:
+        if seen["kind"] != kind:
+            raise BusError(ErrorCode.HAND_CLOSED, f"hand already {_past(seen['kind'])}", hand_id=getattr(req, "hand_id", None))
+        if seen["fingerprint"] != fp:
+            raise BusError(ErrorCode.CONFLICT, "same id, different content", key=key)
+        return RESULTS[kind].model_validate_json(seen["result"])
+    ctx = _Ctx(w, req.correlation_id)
+    match req:
+        case OpenAccount():
+            result: BaseModel = await ctx.open_account(req, grant)
+        case BuyIn():
+            result = await ctx.buy_in(req)
+        case Commit():
+            result = await ctx.commit(req)
+        case Settle():
+            result = await ctx.settle(req)
+        case CancelHand():
+            result = await ctx.cancel_hand(req.table_id, req.hand_id, must_exist=True)
+        case CancelTable():
+            result = await ctx.cancel_table(req)
+        case CashOut():
+            result = await ctx.cash_out(req.account_id, req.table_id, req.amount, f"cash_out:{req.message_id}")
+    w.put(commands, {"key": key, "kind": kind, "fingerprint": fp, "result": result.model_dump_json()})
+    return result
+
+
+def _past(kind: str) -> str:
+    return {"settle": "settled", "cancel": "cancelled"}.get(kind, kind)
+
+
+class _Ctx:
+    def __init__(self, w: Work, correlation_id: str) -> None:
+        self.w = w
+        self.correlation_id = correlation_id
+
+    # --- helpers -----------------------------------------------------------------------
+    async def account(self, account_id: str) -> Row:
+        row = await self.w.get(accounts, account_id)
+        if row is None:
+            raise BusError(ErrorCode.NOT_FOUND, "unknown account", account_id=account_id)
+        return row
+
+    async def balance(self, key: str) -> int:
+        row = await self.w.get(ledger, key)
+        return 0 if row is None else row["balance"]
+
+    async def open_session(self, account_id: str, table_id: str) -> Row | None:
+        await self.w.load_where(("sessions-of", account_id), sessions,
+                                (sessions.c.account_id == account_id) & (sessions.c.status == "open"))
+        found = self.w.scan(sessions, account_id=account_id, table_id=table_id, status="open")
+        return found[0] if found else None
+
+    async def contribs(self, hand_id: str) -> list[Row]:
+        await self.w.load_where(("contribs-of", hand_id), contributions, contributions.c.hand_id == hand_id)
+        return sorted(self.w.scan(contributions, hand_id=hand_id), key=lambda r: (r["account_id"], r["source"]))
+
+    def bump(self, table: Any, row: Row, **deltas: int) -> Row:
+        new = {**row, **{k: row[k] + v for k, v in deltas.items()}}
+        self.w.put(table, new)
+        return new
+
+    async def move(
+        self, kind: TransferKind, transfer_id: str, debit: str, credit: str, amount: int, *,
+        account: Row, session_id: str | None = None, table_id: str | None = None, hand_id: str | None = None,
+    ) -> TransferInfo:
+        """One double-entry transfer: debit -> credit; a player account never goes below zero."""
+        w = self.w
+        src = await w.get(ledger, debit)
+        if src is None and debit == HOUSE:
+            src = {"key": HOUSE, "kind": "house", "account_id": None, "table_id": None, "hand_id": None, "balance": 0}
+        if src is None or (src["kind"] != "house" and src["balance"] < amount):
+            have = 0 if src is None else src["balance"]
+            raise BusError(ErrorCode.INSUFFICIENT_FUNDS, f"{kind.value}: {have} available, {amount} needed",
+                           available=have, needed=amount)
+        dst = await w.get(ledger, credit)
+        if dst is None:
+            kind_of = credit.split("|", 1)[0]
+            dst = {"key": credit, "kind": kind_of, "account_id": None if kind_of == "escrow" else account["account_id"],
+                   "table_id": table_id if kind_of in ("reserve", "escrow") else None,
+                   "hand_id": hand_id if kind_of == "escrow" else None, "balance": 0}
+        w.put(ledger, {**src, "balance": src["balance"] - amount})
+        w.put(ledger, {**dst, "balance": dst["balance"] + amount})
+        row = {
+            "transfer_id": transfer_id, "kind": kind.value, "debit": debit, "credit": credit, "amount": amount,
+            "account_id": account["account_id"], "owner_id": account["owner_id"], "session_id": session_id,
+            "table_id": table_id, "hand_id": hand_id, "at": w.now,
+        }
+        w.transfers.append(row)
+        event = TransferEvent(
+            event_id=transfer_id, correlation_id=self.correlation_id, transfer_id=transfer_id, kind=kind,
+            account_id=account["account_id"], owner_id=account["owner_id"], session_id=session_id,
+            table_id=table_id, hand_id=hand_id, amount=amount, at=w.now,
+        )
+        w.outbox.append({"transfer_id": transfer_id, "payload": event.model_dump_json()})
+        return TransferInfo(transfer_id=transfer_id, kind=kind, account_id=account["account_id"], amount=amount)
+
+    # --- commands ----------------------------------------------------------------------
+    async def open_account(self, req: OpenAccount, grant: int) -> AccountOpened:
+        w = self.w
+        if await w.get(accounts, req.account_id) is not None:  # opened under another key: impossible
+            raise BusError(ErrorCode.CONFLICT, "account exists", account_id=req.account_id)
+        acct = {"account_id": req.account_id, "owner_id": req.owner_id, "in_play": 0, "created_at": w.now}
+        w.put(accounts, acct)
+        tid = f"grant:{req.account_id}"
+        w.put(ledger, {"key": available_key(req.account_id), "kind": "available", "account_id": req.account_id,
+                       "table_id": None, "hand_id": None, "balance": 0})
+        if grant > 0:
+            await self.move(TransferKind.GRANT, tid, HOUSE, available_key(req.account_id), grant, account=acct)
+        return AccountOpened(account_id=req.account_id, owner_id=req.owner_id, granted=grant, transfer_id=tid)
+
+    async def buy_in(self, req: BuyIn) -> BuyInResult:
+        acct = await self.account(req.account_id)
+        if req.min_buy_in > req.max_buy_in:
+            raise BusError(ErrorCode.INVALID_AMOUNT, "min_buy_in above max_buy_in")
+        if acct["in_play"] > 0:
+            raise BusError(ErrorCode.CHIPS_IN_PLAY, "chips committed to an unsettled hand", in_play=acct["in_play"])
+        rkey = reserve_key(req.account_id, req.table_id)
+        reserved = await self.balance(rkey)
+        if req.amount < req.min_buy_in or reserved + req.amount > req.max_buy_in:
+            raise BusError(ErrorCode.INVALID_AMOUNT, "buy-in outside the table's limits", amount=req.amount,
+                           min_buy_in=req.min_buy_in, max_buy_in=req.max_buy_in, reserved=reserved)
+        sess = await self.open_session(req.account_id, req.table_id)
+        if sess is None:
+            sess = {"session_id": uuid.uuid4().hex, "account_id": req.account_id, "table_id": req.table_id,
+                    "status": "open", "buy_in": 0, "cash_out": 0, "gross_wagers": 0, "hands_played": 0,
+                    "opened_at": self.w.now, "closed_at": None}
+        tid = f"buy_in:{req.message_id}"
+        await self.move(TransferKind.BUY_IN, tid, available_key(req.account_id), rkey, req.amount,
+                        account=acct, session_id=sess["session_id"], table_id=req.table_id)
+        self.w.put(sessions, {**sess, "buy_in": sess["buy_in"] + req.amount})
+        return BuyInResult(transfer_id=tid, session_id=sess["session_id"], reserved=await self.balance(rkey),
+                           available=await self.balance(available_key(req.account_id)))
+
+    async def commit(self, req: Commit) -> CommitResult:
+        w = self.w
+        acct = await self.account(req.account_id)
+        hand = await w.get(hands, req.hand_id)
+        if hand is None:
+            hand = {"hand_id": req.hand_id, "table_id": req.table_id, "status": "open", "opened_at": w.now, "closed_at": None}
+            w.put(hands, hand)
+        elif hand["table_id"] != req.table_id:
+            raise BusError(ErrorCode.CONFLICT, "hand belongs to another table", hand_id=req.hand_id)
+        elif hand["status"] != "open":
+            raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=req.hand_id)
+        sess = await self.open_session(req.account_id, req.table_id)
+        if req.from_available:
+            source, skey = "available", available_key(req.account_id)
+        else:
+            if sess is None:
+                raise BusError(ErrorCode.INSUFFICIENT_FUNDS, "no chips reserved at this table", table_id=req.table_id)
+            source, skey = "reserve", reserve_key(req.account_id, req.table_id)
+        tid = commit_id(req.hand_id, req.seq)
+        sid = sess["session_id"] if sess else None
+        await self.move(TransferKind.COMMIT, tid, skey, escrow_key(req.hand_id), req.amount,
+                        account=acct, session_id=sid, table_id=req.table_id, hand_id=req.hand_id)
+        existing = [c for c in await self.contribs(req.hand_id) if c["account_id"] == req.account_id]
+        mine = [c for c in existing if c["source"] == source]
+        if mine:
+            self.bump(contributions, mine[0], amount=req.amount)
+        else:
+            w.put(contributions, {"hand_id": req.hand_id, "account_id": req.account_id, "source": source,
+                                  "amount": req.amount, "session_id": sid})
+        if sess is not None:
+            self.bump(sessions, sess, gross_wagers=req.amount, hands_played=0 if existing else 1)
+        self.bump(accounts, acct, in_play=req.amount)
+        return CommitResult(transfer_id=tid, hand_id=req.hand_id, escrow=await self.balance(escrow_key(req.hand_id)),
+                            remaining=await self.balance(skey))
+
+    async def _destination(self, account_id: str, table_id: str, sources: set[str]) -> tuple[str, str | None]:
+        """Where a contributor's chips go back: the reserve it played from while its session is
+        open there, otherwise its available balance."""
+        if "reserve" in sources:
+            sess = await self.open_session(account_id, table_id)
+            if sess is not None:
+                return reserve_key(account_id, table_id), sess["session_id"]
+        return available_key(account_id), None
+
+    async def _end(self, hand: Row, status: str) -> None:
+        self.w.put(hands, {**hand, "status": status, "closed_at": self.w.now})
+        per_account: dict[str, int] = {}
+        for c in await self.contribs(hand["hand_id"]):
+            per_account[c["account_id"]] = per_account.get(c["account_id"], 0) + c["amount"]
+        for account_id, amount in per_account.items():
+            self.bump(accounts, await self.account(account_id), in_play=-amount)
+
+    async def settle(self, req: Settle) -> HandOutcome:
+        w = self.w
+        hand = await w.get(hands, req.hand_id)
+        if hand is None:
+            raise BusError(ErrorCode.NOT_FOUND, "unknown hand (no chips committed)", hand_id=req.hand_id)
+        if hand["table_id"] != req.table_id:
+            raise BusError(ErrorCode.CONFLICT, "hand belongs to another table", hand_id=req.hand_id)
+        if hand["status"] != "open":
+            raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=req.hand_id)
+        contribs = await self.contribs(req.hand_id)
+        put_in: dict[str, int] = {}
+        sources: dict[str, set[str]] = {}
+        for c in contribs:
+            put_in[c["account_id"]] = put_in.get(c["account_id"], 0) + c["amount"]
+            sources.setdefault(c["account_id"], set()).add(c["source"])
+        returned: dict[str, int] = {}
+        for p in [*req.payouts, *req.returns]:
+            if p.account_id not in put_in:
+                raise BusError(ErrorCode.INVALID_AMOUNT, "pays an account that put nothing in", account_id=p.account_id)
+        for r in req.returns:
+            returned[r.account_id] = returned.get(r.account_id, 0) + r.amount
+            if returned[r.account_id] > put_in[r.account_id]:
+                raise BusError(ErrorCode.INVALID_AMOUNT, "returns more than the account put in", account_id=r.account_id)
+        escrow = await self.balance(escrow_key(req.hand_id))
+        total = sum(p.amount for p in req.payouts) + sum(r.amount for r in req.returns)
+        if total != escrow:
+            raise BusError(ErrorCode.INVALID_AMOUNT, "payouts must empty the escrow exactly", escrow=escrow, paid=total)
+        out: list[TransferInfo] = []
+        for n, (kind, p) in enumerate([(TransferKind.PAYOUT, p) for p in req.payouts]
+                                      + [(TransferKind.RETURN, r) for r in req.returns]):
+            dest, sid = await self._destination(p.account_id, req.table_id, sources[p.account_id])
+            out.append(await self.move(kind, f"{kind.value}:{req.hand_id}:{n}", escrow_key(req.hand_id), dest,
+                                       p.amount, account=await self.account(p.account_id), session_id=sid,
+                                       table_id=req.table_id, hand_id=req.hand_id))
+        await self._end(hand, "settled")
+        return HandOutcome(hand_id=req.hand_id, table_id=req.table_id, status="settled", transfers=out)
+
+    async def cancel_hand(self, table_id: str, hand_id: str, *, must_exist: bool) -> HandOutcome:
+        w = self.w
+        hand = await w.get(hands, hand_id)
+        if hand is None:
+            raise BusError(ErrorCode.NOT_FOUND, "unknown hand (no chips committed)", hand_id=hand_id)
+        if hand["table_id"] != table_id:
+            raise BusError(ErrorCode.CONFLICT, "hand belongs to another table", hand_id=hand_id)
+        if hand["status"] != "open":
+            raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=hand_id)
+        out: list[TransferInfo] = []
+        for n, c in enumerate(await self.contribs(hand_id)):
+            if c["source"] == "reserve":
+                dest, sid = await self._destination(c["account_id"], table_id, {"reserve"})
+            else:
+                dest, sid = available_key(c["account_id"]), None
+            out.append(await self.move(TransferKind.REFUND, f"refund:{hand_id}:{n}", escrow_key(hand_id), dest,
+                                       c["amount"], account=await self.account(c["account_id"]), session_id=sid,
+                                       table_id=table_id, hand_id=hand_id))
+        await self._end(hand, "cancelled")
+        return HandOutcome(hand_id=hand_id, table_id=table_id, status="cancelled", transfers=out)
+
+    async def cash_out(self, account_id: str, table_id: str, amount: int | str, transfer_id: str) -> CashOutResult:
+        acct = await self.account(account_id)
+        sess = await self.open_session(account_id, table_id)
+        if sess is None:
+            raise BusError(ErrorCode.NOT_FOUND, "no open session at this table", account_id=account_id, table_id=table_id)
+        rkey = reserve_key(account_id, table_id)
+        reserved = await self.balance(rkey)
+        take = reserved if amount == "all" else int(amount)
+        if take > reserved:
+            raise BusError(ErrorCode.INSUFFICIENT_FUNDS, "cash-out above the reserve", reserved=reserved, amount=take)
+        tid = None
+        if take > 0:
+            tid = transfer_id
+            await self.move(TransferKind.CASH_OUT, tid, rkey, available_key(account_id), take, account=acct,
+                            session_id=sess["session_id"], table_id=table_id)
+        closed = reserved - take == 0
+        self.w.put(sessions, {**sess, "cash_out": sess["cash_out"] + take,
+                              **({"status": "closed", "closed_at": self.w.now} if closed else {})})
+        return CashOutResult(transfer_id=tid, session_id=sess["session_id"], amount=take, reserved=reserved - take,
+                             available=await self.balance(available_key(account_id)), session_closed=closed)
+
+    async def cancel_table(self, req: CancelTable) -> TableCancelled:
+        w = self.w
+        await w.load_where(("open-hands-of", req.table_id), hands, (hands.c.table_id == req.table_id) & (hands.c.status == "open"))
+        outcomes = []
+        for hand in sorted(w.scan(hands, table_id=req.table_id, status="open"), key=lambda h: h["hand_id"]):
+            outcome = await self.cancel_hand(req.table_id, hand["hand_id"], must_exist=True)
+            end = CancelHand(table_id=req.table_id, hand_id=hand["hand_id"])
+            w.put(commands, {"key": f"end:{hand['hand_id']}", "kind": "cancel", "fingerprint": fingerprint(end),
+                             "result": outcome.model_dump_json()})
+            outcomes.append(outcome)
+        await w.load_where(("open-sessions-at", req.table_id), sessions, (sessions.c.table_id == req.table_id) & (sessions.c.status == "open"))
+        cash_outs = []
+        for sess in sorted(w.scan(sessions, table_id=req.table_id, status="open"), key=lambda s: s["session_id"]):
+            cash_outs.append(await self.cash_out(sess["account_id"], req.table_id, "all", f"cash_out:{sess['session_id']}:close"))
+        return TableCancelled(table_id=req.table_id, hands=outcomes, cash_outs=cash_outs)

@@ -1,0 +1,249 @@
+"""Tables and the unit of work the group-commit writer applies commands against.
+
+`Work` loads the rows a batch needs in a few bulk queries, lets each command read and change
+them in memory (every change is journaled so a refused command is undone without touching
+the others), then flushes everything in a handful of multi-row statements inside the one
+transaction. Ledger balances are flushed as deltas (`balance = balance + d`) and the CHECK
+constraint refuses any negative player balance, whatever else writes the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+ID, KEY = 200, 500
+meta = sa.MetaData()
+
+accounts = sa.Table(
+    "wallet_accounts", meta,
+    sa.Column("account_id", sa.String(ID), primary_key=True),
+    sa.Column("owner_id", sa.String(ID)),
+    sa.Column("in_play", sa.BigInteger, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+ledger = sa.Table(
+    "wallet_ledger", meta,
+    sa.Column("key", sa.String(KEY), primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("account_id", sa.String(ID)),
+    sa.Column("table_id", sa.String(ID)),
+    sa.Column("hand_id", sa.String(ID)),
+    sa.Column("balance", sa.BigInteger, nullable=False),
+)
+hands = sa.Table(
+    "wallet_hands", meta,
+    sa.Column("hand_id", sa.String(ID), primary_key=True),
+    sa.Column("table_id", sa.String(ID), nullable=False),
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("opened_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("closed_at", sa.DateTime(timezone=True)),
+)
+contributions = sa.Table(
+    "wallet_contributions", meta,
+    sa.Column("hand_id", sa.String(ID), primary_key=True),
+    sa.Column("account_id", sa.String(ID), primary_key=True),
+    sa.Column("source", sa.String(10), primary_key=True),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("session_id", sa.String(64)),
+)
+sessions = sa.Table(
+    "wallet_sessions", meta,
+    sa.Column("session_id", sa.String(64), primary_key=True),
+    sa.Column("account_id", sa.String(ID), nullable=False),
+    sa.Column("table_id", sa.String(ID), nullable=False),
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("buy_in", sa.BigInteger, nullable=False),
+    sa.Column("cash_out", sa.BigInteger, nullable=False),
+    sa.Column("gross_wagers", sa.BigInteger, nullable=False),
+    sa.Column("hands_played", sa.Integer, nullable=False),
+    sa.Column("opened_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("closed_at", sa.DateTime(timezone=True)),
+)
+commands = sa.Table(
+    "wallet_commands", meta,
+    sa.Column("key", sa.String(KEY), primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("result", sa.Text, nullable=False),
+)
+transfers = sa.Table(
+    "wallet_transfers", meta,
+    sa.Column("transfer_id", sa.String(KEY), primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("debit", sa.String(KEY), nullable=False),
+    sa.Column("credit", sa.String(KEY), nullable=False),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("account_id", sa.String(ID), nullable=False),
+    sa.Column("owner_id", sa.String(ID)),
+    sa.Column("session_id", sa.String(64)),
+    sa.Column("table_id", sa.String(ID)),
+    sa.Column("hand_id", sa.String(ID)),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+)
+outbox = sa.Table(
+    "wallet_outbox", meta,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("transfer_id", sa.String(KEY), nullable=False),
+    sa.Column("payload", sa.Text, nullable=False),
+)
+
+HOUSE = "house"
+
+
+def ledger_key(kind: str, *parts: str) -> str:
+    """Unambiguous ledger account key (length-prefixed parts, so ids may contain anything)."""
+    return kind + "".join(f"|{len(p)}:{p}" for p in parts)
+
+
+def available_key(account_id: str) -> str:
+    return ledger_key("available", account_id)
+
+
+def reserve_key(account_id: str, table_id: str) -> str:
+    return ledger_key("reserve", account_id, table_id)
+
+
+def escrow_key(hand_id: str) -> str:
+    return ledger_key("escrow", hand_id)
+
+
+Row = dict[str, Any]
+_MISSING: Any = object()
+_CHUNK = 500
+
+
+class Cache:
+    """Rows of one table seen by the current batch: `None` = known not to exist."""
+
+    def __init__(self, table: sa.Table) -> None:
+        self.table = table
+        self.pk = [c.name for c in table.primary_key.columns]
+        self.rows: dict[Any, Row | None] = {}
+        self.new: set[Any] = set()
+        self.dirty: set[Any] = set()
+        self.base: dict[Any, Row] = {}  # as loaded (ledger deltas are computed from it)
+
+    def key_of(self, row: Row) -> Any:
+        return row[self.pk[0]] if len(self.pk) == 1 else tuple(row[c] for c in self.pk)
+
+    def seed(self, row: Row) -> None:
+        """A row read from the database; never overwrites what the batch already changed."""
+        key = self.key_of(row)
+        if self.rows.get(key) is None and key not in self.new:
+            self.rows[key] = row
+            self.base[key] = row
+
+
+class Work:
+    """The in-memory view of one transaction; see the module docstring."""
+
+    def __init__(self, conn: AsyncConnection, now: datetime) -> None:
+        self.conn = conn
+        self.now = now
+        self.c = {t.name: Cache(t) for t in (accounts, ledger, hands, contributions, sessions, commands)}
+        self.journal: list[tuple[Cache, Any, Any, bool, bool]] = []
+        self.transfers: list[Row] = []
+        self.outbox: list[Row] = []
+        self.loaded: set[tuple[str, str]] = set()  # ("sessions-of", account) etc.
+        self.outbox_done: int | None = None
+
+    # --- reading -----------------------------------------------------------------------
+    async def load(self, table: sa.Table, keys: Iterable[Any]) -> None:
+        """Bulk-load rows by (single-column) primary key; misses are remembered as absent."""
+        cache = self.c[table.name]
+        todo = [k for k in dict.fromkeys(keys) if k not in cache.rows]
+        col = table.c[cache.pk[0]]
+        for i in range(0, len(todo), _CHUNK):
+            chunk = todo[i : i + _CHUNK]
+            for r in (await self.conn.execute(sa.select(table).where(col.in_(chunk)))).mappings():
+                cache.seed(dict(r))
+            for k in chunk:
+                cache.rows.setdefault(k, None)
+
+    async def load_where(self, tag: tuple[str, str], table: sa.Table, where: Any) -> None:
+        if tag in self.loaded:
+            return
+        self.loaded.add(tag)
+        cache = self.c[table.name]
+        for r in (await self.conn.execute(sa.select(table).where(where))).mappings():
+            cache.seed(dict(r))
+
+    async def get(self, table: sa.Table, key: Any) -> Row | None:
+        cache = self.c[table.name]
+        if key not in cache.rows:
+            await self.load(table, [key])
+        return cache.rows[key]
+
+    def scan(self, table: sa.Table, **match: Any) -> list[Row]:
+        """Cached rows matching all fields (call the matching `load_where` first)."""
+        return [
+            r for r in self.c[table.name].rows.values()
+            if r is not None and all(r[k] == v for k, v in match.items())
+        ]
+
+    # --- writing (journaled) -----------------------------------------------------------
+    def put(self, table: sa.Table, row: Row) -> None:
+        cache = self.c[table.name]
+        key = cache.key_of(row)
+        old = cache.rows.get(key, _MISSING)
+        self.journal.append((cache, key, old, key in cache.new, key in cache.dirty))
+        cache.rows[key] = row
+        if old is None or old is _MISSING:
+            cache.new.add(key)
+        elif key not in cache.new:
+            cache.dirty.add(key)
+
+    def mark(self) -> tuple[int, int, int]:
+        return len(self.journal), len(self.transfers), len(self.outbox)
+
+    def rollback(self, mark: tuple[int, int, int]) -> None:
+        j, t, o = mark
+        while len(self.journal) > j:
+            cache, key, old, was_new, was_dirty = self.journal.pop()
+            if old is _MISSING:
+                cache.rows.pop(key, None)
+            else:
+                cache.rows[key] = old
+            (cache.new.add if was_new else cache.new.discard)(key)
+            (cache.dirty.add if was_dirty else cache.dirty.discard)(key)
+        del self.transfers[t:]
+        del self.outbox[o:]
+
+    # --- flushing ----------------------------------------------------------------------
+    async def flush(self) -> None:
+        conn = self.conn
+        for table in (accounts, sessions, hands, ledger, contributions, commands):
+            cache = self.c[table.name]
+            new = [cache.rows[k] for k in cache.new]
+            if new:
+                await conn.execute(sa.insert(table), new)
+            if not cache.dirty:
+                continue
+            where = sa.and_(*[table.c[c] == sa.bindparam(f"k_{c}") for c in cache.pk])
+            if table is ledger:
+                params = []
+                for k in cache.dirty:
+                    delta = cache.rows[k]["balance"] - cache.base[k]["balance"]
+                    if delta:
+                        params.append({"k_key": k, "d": delta})
+                stmt = sa.update(table).where(where).values(balance=table.c.balance + sa.bindparam("d"))
+            else:
+                cols = [c.name for c in table.columns if c.name not in cache.pk]
+                stmt = sa.update(table).where(where).values({c: sa.bindparam(f"v_{c}") for c in cols})
+                params = []
+                for k in cache.dirty:
+                    row = cache.rows[k]
+                    params.append({**{f"k_{c}": row[c] for c in cache.pk}, **{f"v_{c}": row[c] for c in cols}})
+            if params:
+                await conn.execute(stmt, params)
+        if self.transfers:
+            await conn.execute(sa.insert(transfers), self.transfers)
+        if self.outbox:
+            await conn.execute(sa.insert(outbox), self.outbox)
+        if self.outbox_done is not None:
+            await conn.execute(sa.delete(outbox).where(outbox.c.seq <= self.outbox_done))

@@ -1,0 +1,84 @@
+"""Wallet fixtures: the wallet in-process on a real NATS broker and a real database."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from faststream.nats import NatsBroker
+
+from felt_runtime.bus import make_broker
+from felt_runtime.service import ServiceContext
+from felt_runtime.settings import Settings
+from felt_wallet.app import build
+from felt_wallet.settings import WalletSettings
+from felt_wallet.store import accounts, hands, ledger, transfers
+
+
+@dataclass
+class InProcessWallet:
+    ctx: ServiceContext
+    client: NatsBroker
+
+    @property
+    def engine(self) -> Any:
+        return self.ctx.database()
+
+
+async def start_wallet(nats_url: str, database_url: str, **wallet: Any) -> InProcessWallet:
+    settings = Settings(nats_url=nats_url, database_url=database_url)
+    ctx = ServiceContext(name="wallet", settings=settings, broker=make_broker(nats_url, "wallet"))
+    build(ctx, WalletSettings(**wallet))
+    for hook in ctx.startup:
+        await hook()
+    await ctx.broker.start()
+    client = NatsBroker(nats_url)
+    await client.connect()
+    return InProcessWallet(ctx, client)
+
+
+async def stop_wallet(w: InProcessWallet) -> None:
+    await w.client.stop()
+    await w.ctx.broker.stop()
+    for hook in reversed(w.ctx.shutdown):
+        await hook()
+
+
+@pytest.fixture
+async def wallet(nats_url: str, database_url: str) -> AsyncIterator[InProcessWallet]:
+    w = await start_wallet(nats_url, database_url)
+    yield w
+    await stop_wallet(w)
+
+
+async def snapshot(engine: Any) -> dict[str, Any]:
+    """Everything a refused command must leave unchanged."""
+    async with engine.connect() as conn:
+        return {
+            "ledger": sorted((await conn.execute(sa.select(ledger.c.key, ledger.c.balance))).all()),
+            "transfers": (await conn.execute(sa.select(sa.func.count()).select_from(transfers))).scalar_one(),
+            "hands": sorted((await conn.execute(sa.select(hands.c.hand_id, hands.c.status))).all()),
+            "in_play": sorted((await conn.execute(sa.select(accounts.c.account_id, accounts.c.in_play))).all()),
+        }
+
+
+async def check_invariants(engine: Any) -> dict[str, int]:
+    """Conservation and non-negativity over the whole ledger; returns a few totals."""
+    async with engine.connect() as conn:
+        rows = (await conn.execute(sa.select(ledger.c.kind, ledger.c.balance, ledger.c.hand_id))).all()
+        hand_status = dict((await conn.execute(sa.select(hands.c.hand_id, hands.c.status))).all())
+        grants = (await conn.execute(
+            sa.select(sa.func.coalesce(sa.func.sum(transfers.c.amount), 0)).where(transfers.c.kind == "grant")
+        )).scalar_one()
+    assert sum(b for _, b, _ in rows) == 0, "ledger does not sum to zero"
+    house = sum(b for k, b, _ in rows if k == "house")
+    assert -house == grants, "house balance is not minus the grants"
+    assert all(b >= 0 for k, b, _ in rows if k != "house"), "a ledger account is negative"
+    for kind, bal, hand_id in rows:
+        if kind == "escrow" and hand_status[hand_id] != "open":
+            assert bal == 0, f"ended hand {hand_id} still holds {bal}"
+    assert set(hand_status.values()) <= {"open", "settled", "cancelled"}
+    return {"grants": int(grants), "open_hands": sum(1 for s in hand_status.values() if s == "open")}
