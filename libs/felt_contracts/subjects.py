@@ -32,16 +32,25 @@ LIMITS_CHECK = "felt.limits.check"  # ask before new risk
 LIMITS_GET = "felt.limits.get"
 LIMITS_SET_CAP = "felt.limits.set_cap"
 LIMITS_FREEZE = "felt.limits.freeze"
+LIMITS_SESSION_END = "felt.limits.session_end"  # a session closed without a cash-out
 
 # --- timer: deadlines --------------------------------------------------------------------
 TIMER_QUEUE = "felt-timer"
 TIMER_SCHEDULE = "felt.timer.schedule"
 TIMER_CANCEL = "felt.timer.cancel"
+TIMER_GET = "felt.timer.get"  # query one pending deadline
+TIMER_REFILL_BANKS = "felt.timer.refill_banks"  # time bank: +refill per hand, capped
+TIMER_GET_BANKS = "felt.timer.banks"  # time bank balances of players at a table
 
 
 def timer_fired(owner: str) -> str:
     """Where a fired deadline is delivered: the service (and table) that asked for it."""
     return f"felt.evt.timer.fired.{owner}"
+
+
+def timer_bank_started(owner: str) -> str:
+    """A turn clock expired and the player's time bank now runs (for clients to show)."""
+    return f"felt.evt.timer.bank_started.{owner}"
 
 
 # --- table: hand state, one actor per table ----------------------------------------------
