@@ -1,0 +1,79 @@
+"""Bus handlers: the request/reply commands and queries, and the transfer-event consumer."""
+
+from __future__ import annotations
+
+import logging
+
+from faststream import AckPolicy
+from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
+from nats.js.api import DeliverPolicy
+from pydantic import ValidationError
+
+from felt_contracts import subjects
+from felt_contracts.limits import (
+    CapChange,
+    FreezeState,
+    LimitsCheck,
+    LimitsDecision,
+    LimitsFreeze,
+    LimitsGet,
+    LimitsSessionEnd,
+    LimitsSetCap,
+    LimitsState,
+    SessionEnded,
+)
+from felt_contracts.wallet import TransferEvent
+from felt_limits.counters import apply_event
+from felt_limits.policy import Limits
+from felt_runtime.bus import responder
+
+log = logging.getLogger("felt.limits")
+
+
+def register(broker: NatsBroker, limits: Limits) -> None:
+    q = subjects.LIMITS_QUEUE
+
+    @responder(broker, subjects.LIMITS_CHECK, LimitsCheck, queue=q)
+    async def check(req: LimitsCheck) -> LimitsDecision:
+        """Ask before new risk: allowed, or `limit_exceeded` / `frozen` with details."""
+        return await limits.check(req)
+
+    @responder(broker, subjects.LIMITS_GET, LimitsGet, queue=q)
+    async def get(req: LimitsGet) -> LimitsState:
+        """Caps in force, pending raises, counters and headroom of an owner (and participant, session)."""
+        return await limits.get(req)
+
+    @responder(broker, subjects.LIMITS_SET_CAP, LimitsSetCap, queue=q)
+    async def set_cap(req: LimitsSetCap) -> CapChange:
+        """Lower a cap at once, or queue a raise behind the cool-off."""
+        return await limits.set_cap(req, subjects.LIMITS_SET_CAP)
+
+    @responder(broker, subjects.LIMITS_FREEZE, LimitsFreeze, queue=q)
+    async def freeze(req: LimitsFreeze) -> FreezeState:
+        """Freeze or unfreeze an owner or participant: no new risk while frozen."""
+        return await limits.freeze(req, subjects.LIMITS_FREEZE)
+
+    @responder(broker, subjects.LIMITS_SESSION_END, LimitsSessionEnd, queue=q)
+    async def session_end(req: LimitsSessionEnd) -> SessionEnded:
+        """A session closed without a cash-out: release its reserved exposure."""
+        return await limits.end_session(req, subjects.LIMITS_SESSION_END)
+
+    policy = DeliverPolicy.ALL if limits.settings.deliver_policy == "all" else DeliverPolicy.NEW
+
+    @broker.subscriber(
+        subjects.WALLET_TRANSFER_EVENTS,
+        stream=JStream(subjects.WALLET_EVENTS_STREAM, declare=False),
+        durable=limits.settings.consumer,
+        deliver_policy=policy,
+        pull_sub=PullSub(batch_size=50, timeout=1.0),
+        ack_policy=AckPolicy.NACK_ON_ERROR,
+        title="wallet transfer events -> limits counters",
+    )
+    async def on_transfer(msg: NatsMessage) -> None:
+        """Apply one wallet transfer to the counters (once per event id)."""
+        try:
+            event = TransferEvent.model_validate_json(msg.body)
+        except ValidationError as exc:  # a poison message is dropped (acked), not retried forever
+            log.error("malformed transfer event dropped", extra={"errors": str(exc)[:500]})
+            return
+        await apply_event(limits.engine, limits.clock, event)  # raising: nack, redelivered later

@@ -1,0 +1,285 @@
+"""Caps, headroom and the yes/no before new risk.
+
+"At the cap" is allowed: a request is allowed when `used + amount <= cap` for every cap that
+applies (owner's, and the participant's where one is set); one chip (or hand) more is denied.
+Lowering a cap applies at once; raising one waits `raise_cooloff_seconds` as a pending raise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from felt_contracts.base import Request
+from felt_contracts.errors import ErrorCode
+from felt_contracts.limits import (
+    CapChange,
+    CapState,
+    CheckKind,
+    FreezeState,
+    LimitName,
+    LimitsCheck,
+    LimitsDecision,
+    LimitsFreeze,
+    LimitsGet,
+    LimitsSessionEnd,
+    LimitsSetCap,
+    LimitsState,
+    Scope,
+    ScopeState,
+    SessionEnded,
+    SessionState,
+)
+from felt_limits import store
+from felt_limits.clock import Clock, utc
+from felt_limits.settings import LimitsSettings
+from felt_runtime.bus import BusError
+
+ORDER = list(LimitName)
+
+
+@dataclass(frozen=True)
+class Cap:
+    value: int | None  # in force now; None = no cap
+    pending: int | None = None
+    pending_at: datetime | None = None
+
+
+def _higher(new: int | None, current: int | None) -> bool:
+    """Is `new` a raise over `current`? (None = no cap = the highest.)"""
+    if new is None:
+        return current is not None
+    return current is not None and new > current
+
+
+def effective(row: Any, default: int | None, now: datetime) -> Cap:
+    """The cap in force at `now`: a pending raise counts from its effective instant on."""
+    if row is None:
+        return Cap(default)
+    if row.pending_effective_at is not None:
+        at = utc(row.pending_effective_at)
+        if now >= at:
+            return Cap(row.pending_cap)
+        return Cap(None if row.cap is None else int(row.cap), row.pending_cap, at)
+    return Cap(None if row.cap is None else int(row.cap))
+
+
+def _headroom(cap: int | None, used: int) -> int | None:
+    return None if cap is None else max(0, cap - used)
+
+
+@dataclass
+class Usage:
+    daily_buy_in: int
+    daily_wager: int
+    exposure: int
+    session_hands: int
+    session_wager: int
+
+    def of(self, limit: LimitName) -> int:
+        return {
+            LimitName.DAILY_BUY_IN: self.daily_buy_in,
+            LimitName.DAILY_WAGER: self.daily_wager,
+            LimitName.RESERVED_EXPOSURE: self.exposure,
+            LimitName.SESSION_HANDS: self.session_hands,
+            LimitName.SESSION_WAGER: self.session_wager,
+        }[limit]
+
+
+def _fingerprint(subject: str, request: Request) -> str:
+    body = request.model_dump_json(exclude={"message_id", "correlation_id"})
+    return hashlib.sha256(f"{subject}\n{body}".encode()).hexdigest()
+
+
+class Limits:
+    """The limits service's logic over its store, reading time from an injected clock."""
+
+    def __init__(self, engine: AsyncEngine, clock: Clock, settings: LimitsSettings) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.settings = settings
+        self.defaults = settings.defaults()
+
+    def today(self, now: datetime) -> date:
+        return now.date()  # now is aware UTC: daily counters reset at 00:00 UTC
+
+    # --- reading ----------------------------------------------------------------------------
+    async def _caps(self, conn: AsyncConnection, scope: Scope, scope_id: str, now: datetime) -> dict[LimitName, Cap]:
+        rows = await store.get_caps(conn, scope.value, scope_id)
+        defaults = self.defaults if scope is Scope.OWNER else {}
+        return {limit: effective(rows.get(limit.value), defaults.get(limit), now) for limit in ORDER}
+
+    async def _usage(
+        self, conn: AsyncConnection, scope: Scope, scope_id: str, day: date, session: Any
+    ) -> Usage:
+        buy_in, wager = await store.get_daily(conn, scope.value, scope_id, day)
+        exposure = await store.get_exposure(conn, scope.value, scope_id)
+        hands = int(session.hands) if session is not None else 0
+        session_wager = int(session.wager) if session is not None else 0
+        return Usage(buy_in, wager, exposure, hands, session_wager)
+
+    @staticmethod
+    def _scopes(owner_id: str, participant_id: str | None) -> list[tuple[Scope, str]]:
+        scopes = [(Scope.OWNER, owner_id)]
+        if participant_id:
+            scopes.append((Scope.PARTICIPANT, participant_id))
+        return scopes
+
+    # --- check ------------------------------------------------------------------------------
+    async def check(self, req: LimitsCheck) -> LimitsDecision:
+        now = self.clock.now()
+        day = self.today(now)
+        wants: dict[LimitName, int]
+        if req.kind is CheckKind.BUY_IN:
+            assert req.amount is not None
+            wants = {LimitName.DAILY_BUY_IN: req.amount, LimitName.RESERVED_EXPOSURE: req.amount}
+        elif req.kind is CheckKind.WAGER:
+            assert req.amount is not None
+            wants = {LimitName.DAILY_WAGER: req.amount, LimitName.SESSION_WAGER: req.amount}
+        elif req.kind is CheckKind.START_HAND:
+            wants = {LimitName.SESSION_HANDS: 1}
+            if req.amount is not None:  # the forced bet the hand will take
+                wants |= {LimitName.DAILY_WAGER: req.amount, LimitName.SESSION_WAGER: req.amount}
+        else:  # CONTINUE_SESSION: another hand is possible only below both session caps
+            wants = {LimitName.SESSION_HANDS: 1, LimitName.SESSION_WAGER: 1}
+        headroom: dict[LimitName, int | None] = {limit: None for limit in wants}
+        async with self.engine.connect() as conn:
+            session = await store.get_session(conn, req.session_id) if req.session_id else None
+            for scope, scope_id in self._scopes(req.owner_id, req.participant_id):
+                frozen, reason = await store.get_freeze(conn, scope.value, scope_id)
+                if frozen:
+                    raise BusError(
+                        ErrorCode.FROZEN, f"{scope.value} {scope_id} is frozen", scope=scope.value, scope_id=scope_id, reason=reason
+                    )
+            for scope, scope_id in self._scopes(req.owner_id, req.participant_id):
+                caps = await self._caps(conn, scope, scope_id, now)
+                usage = await self._usage(conn, scope, scope_id, day, session)
+                for limit, amount in wants.items():
+                    cap = caps[limit].value
+                    used = usage.of(limit)
+                    room = _headroom(cap, used)
+                    if cap is not None and used + amount > cap:
+                        raise BusError(
+                            ErrorCode.LIMIT_EXCEEDED,
+                            f"{limit.value} limit of {scope.value} {scope_id} reached",
+                            limit=limit.value,
+                            scope=scope.value,
+                            scope_id=scope_id,
+                            cap=cap,
+                            used=used,
+                            amount=amount,
+                            headroom=room,
+                        )
+                    if room is not None and (headroom[limit] is None or room < headroom[limit]):  # type: ignore[operator]
+                        headroom[limit] = room
+        return LimitsDecision(kind=req.kind, headroom=headroom)
+
+    # --- state ------------------------------------------------------------------------------
+    async def _scope_state(
+        self, conn: AsyncConnection, scope: Scope, scope_id: str, now: datetime, session: Any
+    ) -> ScopeState:
+        caps = await self._caps(conn, scope, scope_id, now)
+        usage = await self._usage(conn, scope, scope_id, self.today(now), session)
+        frozen, reason = await store.get_freeze(conn, scope.value, scope_id)
+        return ScopeState(
+            scope=scope,
+            scope_id=scope_id,
+            frozen=frozen,
+            frozen_reason=reason,
+            limits={limit: self._cap_state(limit, caps[limit], usage.of(limit)) for limit in ORDER},
+        )
+
+    @staticmethod
+    def _cap_state(limit: LimitName, cap: Cap, used: int) -> CapState:
+        return CapState(
+            limit=limit,
+            cap=cap.value,
+            used=used,
+            headroom=_headroom(cap.value, used),
+            pending_cap=cap.pending,
+            pending_effective_at=cap.pending_at,
+        )
+
+    async def get(self, req: LimitsGet) -> LimitsState:
+        now = self.clock.now()
+        async with self.engine.connect() as conn:
+            session = await store.get_session(conn, req.session_id) if req.session_id else None
+            owner = await self._scope_state(conn, Scope.OWNER, req.owner_id, now, session)
+            participant = (
+                await self._scope_state(conn, Scope.PARTICIPANT, req.participant_id, now, session)
+                if req.participant_id
+                else None
+            )
+        session_state = None
+        if req.session_id:
+            s = session
+            session_state = SessionState(
+                session_id=req.session_id,
+                owner_id=s.owner_id if s else None,
+                account_id=s.account_id if s else None,
+                hands=int(s.hands) if s else 0,
+                wager=int(s.wager) if s else 0,
+                bought_in=int(s.bought_in) if s else 0,
+                cashed_out=int(s.cashed_out) if s else 0,
+                closed=bool(s.closed) if s else False,
+                reserved=0 if (s is None or s.closed) else max(0, int(s.bought_in) - int(s.cashed_out)),
+            )
+        return LimitsState(now=now, day=self.today(now), owner=owner, participant=participant, session=session_state)
+
+    # --- commands (idempotent on message_id) ------------------------------------------------
+    async def _once(self, conn: AsyncConnection, subject: str, req: Request, model: type[BaseModel]) -> BaseModel | None:
+        prior = await store.get_request(conn, req.message_id)
+        if prior is None:
+            return None
+        if prior.fingerprint != _fingerprint(subject, req):
+            raise BusError(ErrorCode.CONFLICT, "message_id reused with different content", message_id=req.message_id)
+        return model.model_validate_json(prior.result)
+
+    async def _remember(self, conn: AsyncConnection, subject: str, req: Request, result: BaseModel) -> None:
+        await store.put_request(conn, req.message_id, _fingerprint(subject, req), result.model_dump_json())
+
+    async def set_cap(self, req: LimitsSetCap, subject: str) -> CapChange:
+        now = self.clock.now()
+        async with self.engine.begin() as conn:
+            if (prior := await self._once(conn, subject, req, CapChange)) is not None:
+                return prior  # type: ignore[return-value]
+            rows = await store.get_caps(conn, req.scope.value, req.scope_id)
+            defaults = self.defaults if req.scope is Scope.OWNER else {}
+            current = effective(rows.get(req.limit.value), defaults.get(req.limit), now).value
+            cooloff = timedelta(seconds=self.settings.raise_cooloff_seconds)
+            if _higher(req.cap, current) and cooloff > timedelta(0):
+                at = now + cooloff
+                await store.put_cap(conn, req.scope.value, req.scope_id, req.limit.value, current, req.cap, at, now)
+                cap, applied = Cap(current, req.cap, at), False
+            else:  # lower, equal, or no cool-off configured: in force now, any pending raise dropped
+                await store.put_cap(conn, req.scope.value, req.scope_id, req.limit.value, req.cap, None, None, now)
+                cap, applied = Cap(req.cap), True
+            session = None
+            usage = await self._usage(conn, req.scope, req.scope_id, self.today(now), session)
+            result = CapChange(applied=applied, state=self._cap_state(req.limit, cap, usage.of(req.limit)))
+            await self._remember(conn, subject, req, result)
+        return result
+
+    async def freeze(self, req: LimitsFreeze, subject: str) -> FreezeState:
+        now = self.clock.now()
+        async with self.engine.begin() as conn:
+            if (prior := await self._once(conn, subject, req, FreezeState)) is not None:
+                return prior  # type: ignore[return-value]
+            await store.put_freeze(conn, req.scope.value, req.scope_id, req.frozen, req.reason, now)
+            result = FreezeState(scope=req.scope, scope_id=req.scope_id, frozen=req.frozen, reason=req.reason)
+            await self._remember(conn, subject, req, result)
+        return result
+
+    async def end_session(self, req: LimitsSessionEnd, subject: str) -> SessionEnded:
+        async with self.engine.begin() as conn:
+            if (prior := await self._once(conn, subject, req, SessionEnded)) is not None:
+                return prior  # type: ignore[return-value]
+            await store.close_session(conn, req.session_id)
+            result = SessionEnded(session_id=req.session_id, closed=True)
+            await self._remember(conn, subject, req, result)
+        return result

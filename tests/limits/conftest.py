@@ -1,0 +1,179 @@
+"""Limits test helpers: a clock the test moves (through a file the service reads), a
+JetStream publisher of wallet TransferEvents, and polling of LIMITS_GET."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from faststream.nats import NatsBroker
+
+from felt_contracts import subjects
+from felt_contracts.limits import LimitName, LimitsGet, LimitsSetCap, LimitsState, Scope
+from felt_contracts.wallet import TransferEvent, TransferKind
+from felt_limits.events import ensure_stream
+from felt_runtime.bus import call
+
+COOLOFF = 24 * 3600
+#: Generous defaults; each test lowers the cap it studies (lowering applies at once).
+DEFAULTS = {
+    "felt_limits_default_daily_buy_in": "100000",
+    "felt_limits_default_daily_wager": "100000",
+    "felt_limits_default_reserved_exposure": "100000",
+    "felt_limits_default_session_hands": "1000",
+    "felt_limits_default_session_wager": "100000",
+    "felt_limits_raise_cooloff_seconds": str(COOLOFF),
+}
+START = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
+
+
+@dataclass
+class FakeClock:
+    """The limits service reads "now" from this file on every request."""
+
+    path: Path
+    current: datetime = START
+
+    def set(self, when: datetime) -> None:
+        self.current = when
+        self.path.write_text(when.isoformat())
+
+    def advance(self, **delta: float) -> None:
+        self.set(self.current + timedelta(**delta))
+
+    def now(self) -> datetime:
+        return self.current
+
+
+@pytest.fixture
+def clock(tmp_path: Path) -> FakeClock:
+    c = FakeClock(tmp_path / "clock.txt")
+    c.set(START)
+    return c
+
+
+@pytest.fixture
+async def broker(nats_url: str) -> AsyncIterator[NatsBroker]:
+    b = NatsBroker(nats_url)
+    await b.connect()
+    yield b
+    await b.stop()
+
+
+class Wallet:
+    """Publishes TransferEvents exactly as the wallet does: JetStream, `Nats-Msg-Id` = event id."""
+
+    def __init__(self, js: Any, clock: FakeClock) -> None:
+        self.js = js
+        self.clock = clock
+
+    async def publish(self, event: TransferEvent, msg_id: str | None = "same") -> None:
+        headers = {"Nats-Msg-Id": event.event_id if msg_id == "same" else msg_id} if msg_id else None
+        await self.js.publish(subjects.WALLET_TRANSFER_EVENTS, event.model_dump_json().encode(), headers=headers)
+
+    async def send(
+        self,
+        kind: TransferKind,
+        amount: int,
+        *,
+        owner: str,
+        account: str,
+        session: str | None = None,
+        hand: str | None = None,
+        at: datetime | None = None,
+        event_id: str | None = None,
+    ) -> TransferEvent:
+        eid = event_id or uuid.uuid4().hex
+        event = TransferEvent(
+            event_id=eid,
+            transfer_id=eid,
+            kind=kind,
+            account_id=account,
+            owner_id=owner,
+            session_id=session,
+            table_id="t1",
+            hand_id=hand,
+            amount=amount,
+            at=at or self.clock.now(),
+        )
+        await self.publish(event)
+        return event
+
+
+@pytest.fixture
+async def wallet(nats_url: str, clock: FakeClock) -> AsyncIterator[Wallet]:
+    await ensure_stream(nats_url)
+    nc = await nats.connect(nats_url)
+    yield Wallet(nc.jetstream(), clock)
+    await nc.close()
+
+
+@pytest.fixture
+def start_limits(services, database_url: str, clock: FakeClock) -> Callable[..., Any]:
+    consumer = f"limits-test-{uuid.uuid4().hex[:10]}"
+
+    def start(**env: str) -> Any:
+        return services.start(
+            "limits",
+            database_url=database_url,
+            felt_limits_clock_file=str(clock.path),
+            felt_limits_consumer=consumer,
+            felt_limits_deliver_policy="new",
+            **{**DEFAULTS, **env},
+        )
+
+    return start
+
+
+@pytest.fixture
+def limits(start_limits: Callable[..., Any]) -> Any:
+    return start_limits()
+
+
+def ids() -> tuple[str, str, str]:
+    """Fresh owner, account and session ids."""
+    u = uuid.uuid4().hex[:8]
+    return f"owner-{u}", f"acct-{u}", f"sess-{u}"
+
+
+async def state(broker: NatsBroker, owner: str, account: str | None = None, session: str | None = None) -> LimitsState:
+    return await call(broker, subjects.LIMITS_GET, LimitsGet(owner_id=owner, participant_id=account, session_id=session), LimitsState)
+
+
+async def wait_for(
+    broker: NatsBroker,
+    owner: str,
+    ok: Callable[[LimitsState], bool],
+    *,
+    account: str | None = None,
+    session: str | None = None,
+    timeout: float = 15.0,
+) -> LimitsState:
+    """Poll LIMITS_GET until `ok(state)`: events arrive asynchronously through JetStream."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        current = await state(broker, owner, account, session)
+        if ok(current):
+            return current
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"state never matched: {current.model_dump_json(indent=1)}")
+        await asyncio.sleep(0.05)
+
+
+def used(s: LimitsState, limit: LimitName, scope: str = "owner") -> int:
+    part = s.owner if scope == "owner" else s.participant
+    assert part is not None
+    return part.limits[limit].used
+
+
+async def set_cap(broker: NatsBroker, scope_id: str, limit: LimitName, cap: int | None, scope: Scope = Scope.OWNER) -> Any:
+    from felt_contracts.limits import CapChange
+
+    return await call(broker, subjects.LIMITS_SET_CAP, LimitsSetCap(scope=scope, scope_id=scope_id, limit=limit, cap=cap), CapChange)

@@ -1,0 +1,159 @@
+"""Every limit at its boundary: exactly at the cap is allowed, one over is denied; counters
+are fed by TransferEvents through real JetStream; the UTC midnight rollover keeps exposure."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from felt_contracts import subjects
+from felt_contracts.errors import ErrorCode
+from felt_contracts.limits import CheckKind, LimitName, LimitsCheck, LimitsDecision, Scope
+from felt_contracts.wallet import TransferKind as K
+from felt_runtime.bus import BusError, call
+from tests.limits.conftest import ids, set_cap, used, wait_for
+
+L = LimitName
+
+
+async def check(broker, kind: CheckKind, owner: str, account: str | None = None, session: str | None = None, amount: int | None = None) -> LimitsDecision:
+    req = LimitsCheck(kind=kind, owner_id=owner, participant_id=account, session_id=session, amount=amount)
+    return await call(broker, subjects.LIMITS_CHECK, req, LimitsDecision)
+
+
+async def denied(broker, kind: CheckKind, owner: str, account=None, session=None, amount=None) -> BusError:
+    with pytest.raises(BusError) as err:
+        await check(broker, kind, owner, account, session, amount)
+    return err.value
+
+
+async def test_daily_buy_in_at_cap_allowed_one_over_denied(limits, broker, wallet) -> None:
+    owner, acct, sess = ids()
+    await set_cap(broker, owner, L.DAILY_BUY_IN, 1000)
+    await wallet.send(K.BUY_IN, 600, owner=owner, account=acct, session=sess)
+    await wallet.send(K.CASH_OUT, 600, owner=owner, account=acct, session=sess)  # exposure back to 0
+    await wait_for(broker, owner, lambda s: used(s, L.DAILY_BUY_IN) == 600 and used(s, L.RESERVED_EXPOSURE) == 0)
+    ok = await check(broker, CheckKind.BUY_IN, owner, acct, amount=400)
+    assert ok.allowed and ok.headroom[L.DAILY_BUY_IN] == 400
+    err = await denied(broker, CheckKind.BUY_IN, owner, acct, amount=401)
+    assert err.code is ErrorCode.LIMIT_EXCEEDED
+    assert err.details["limit"] == "daily_buy_in" and err.details["headroom"] == 400
+    assert err.details["cap"] == 1000 and err.details["used"] == 600 and err.details["scope"] == "owner"
+
+
+async def test_daily_wager_at_cap_allowed_one_over_denied(limits, broker, wallet) -> None:
+    owner, acct, sess = ids()
+    await set_cap(broker, owner, L.DAILY_WAGER, 300)
+    await wallet.send(K.COMMIT, 200, owner=owner, account=acct, session=sess, hand="h1")
+    await wallet.send(K.COMMIT, 50, owner=owner, account=acct, session=sess, hand="h2")
+    await wait_for(broker, owner, lambda s: used(s, L.DAILY_WAGER) == 250)
+    assert (await check(broker, CheckKind.WAGER, owner, acct, sess, 50)).allowed
+    err = await denied(broker, CheckKind.WAGER, owner, acct, sess, 51)
+    assert err.details["limit"] == "daily_wager" and err.details["headroom"] == 50
+
+
+async def test_reserved_exposure_at_cap_allowed_one_over_denied_and_cash_out_releases(limits, broker, wallet) -> None:
+    owner, acct, sess = ids()
+    await set_cap(broker, owner, L.RESERVED_EXPOSURE, 500)
+    await wallet.send(K.BUY_IN, 300, owner=owner, account=acct, session=sess)
+    await wait_for(broker, owner, lambda s: used(s, L.RESERVED_EXPOSURE) == 300)
+    assert (await check(broker, CheckKind.BUY_IN, owner, acct, amount=200)).allowed
+    err = await denied(broker, CheckKind.BUY_IN, owner, acct, amount=201)
+    assert err.details["limit"] == "reserved_exposure" and err.details["headroom"] == 200
+    # the session cashes out (less than it bought in: it lost chips): the session is closed, exposure 0
+    await wallet.send(K.CASH_OUT, 120, owner=owner, account=acct, session=sess)
+    await wait_for(broker, owner, lambda s: used(s, L.RESERVED_EXPOSURE) == 0)
+    assert (await check(broker, CheckKind.BUY_IN, owner, acct, amount=500)).allowed
+
+
+async def test_session_end_without_cash_out_releases_exposure(limits, broker, wallet) -> None:
+    from felt_contracts.limits import LimitsSessionEnd, SessionEnded
+
+    owner, acct, sess = ids()
+    await wallet.send(K.BUY_IN, 300, owner=owner, account=acct, session=sess)
+    await wait_for(broker, owner, lambda s: used(s, L.RESERVED_EXPOSURE) == 300)
+    end = LimitsSessionEnd(session_id=sess)  # busted: stack of zero, nothing to cash out
+    assert (await call(broker, subjects.LIMITS_SESSION_END, end, SessionEnded)).closed
+    await wait_for(broker, owner, lambda s: used(s, L.RESERVED_EXPOSURE) == 0)
+
+
+async def test_session_hands_at_cap_then_session_closes_at_settlement(limits, broker, wallet) -> None:
+    owner, acct, sess = ids()
+    await set_cap(broker, owner, L.SESSION_HANDS, 3)
+    for hand in ("h1", "h1", "h2"):  # two commits in h1: one hand
+        await wallet.send(K.COMMIT, 2, owner=owner, account=acct, session=sess, hand=hand)
+    await wait_for(broker, owner, lambda s: s.session is not None and s.session.hands == 2, session=sess)
+    assert (await check(broker, CheckKind.START_HAND, owner, acct, sess)).headroom[L.SESSION_HANDS] == 1
+    assert (await check(broker, CheckKind.CONTINUE_SESSION, owner, acct, sess)).allowed
+    await wallet.send(K.COMMIT, 2, owner=owner, account=acct, session=sess, hand="h3")  # the 3rd hand: at the cap
+    await wait_for(broker, owner, lambda s: s.session is not None and s.session.hands == 3, session=sess)
+    err = await denied(broker, CheckKind.START_HAND, owner, acct, sess)
+    assert err.details["limit"] == "session_hands" and err.details["headroom"] == 0
+    closing = await denied(broker, CheckKind.CONTINUE_SESSION, owner, acct, sess)  # the table cashes out
+    assert closing.code is ErrorCode.LIMIT_EXCEEDED and closing.details["limit"] == "session_hands"
+    # another session of the same owner starts fresh
+    assert (await check(broker, CheckKind.START_HAND, owner, acct, sess + "-2")).allowed
+
+
+async def test_session_wager_at_cap_allowed_one_over_denied_then_session_closes(limits, broker, wallet) -> None:
+    owner, acct, sess = ids()
+    await set_cap(broker, owner, L.SESSION_WAGER, 100)
+    await wallet.send(K.COMMIT, 60, owner=owner, account=acct, session=sess, hand="h1")
+    await wait_for(broker, owner, lambda s: used(s, L.SESSION_WAGER) == 60, session=sess)
+    assert (await check(broker, CheckKind.WAGER, owner, acct, sess, 40)).allowed
+    err = await denied(broker, CheckKind.WAGER, owner, acct, sess, 41)
+    assert err.details["limit"] == "session_wager" and err.details["headroom"] == 40
+    # a forced bet asked with start_hand is checked too
+    assert (await denied(broker, CheckKind.START_HAND, owner, acct, sess, 41)).details["limit"] == "session_wager"
+    assert (await check(broker, CheckKind.CONTINUE_SESSION, owner, acct, sess)).allowed
+    await wallet.send(K.COMMIT, 40, owner=owner, account=acct, session=sess, hand="h2")  # reaches 100
+    await wait_for(broker, owner, lambda s: used(s, L.SESSION_WAGER) == 100, session=sess)
+    closing = await denied(broker, CheckKind.CONTINUE_SESSION, owner, acct, sess)
+    assert closing.details["limit"] == "session_wager" and closing.details["headroom"] == 0
+
+
+async def test_participant_cap_and_owner_aggregate(limits, broker, wallet) -> None:
+    owner, acct, sess = ids()
+    other = acct + "-agent2"
+    await set_cap(broker, acct, L.DAILY_WAGER, 100, scope=Scope.PARTICIPANT)
+    await set_cap(broker, owner, L.DAILY_WAGER, 250)
+    await wallet.send(K.COMMIT, 90, owner=owner, account=acct, session=sess, hand="h1")
+    await wallet.send(K.COMMIT, 150, owner=owner, account=other, session=sess + "b", hand="h9")
+    await wait_for(broker, owner, lambda s: used(s, L.DAILY_WAGER) == 240 and used(s, L.DAILY_WAGER, "participant") == 90, account=acct)
+    assert (await check(broker, CheckKind.WAGER, owner, acct, sess, 10)).allowed  # both at cap exactly
+    err = await denied(broker, CheckKind.WAGER, owner, other, sess + "b", 11)  # owner: 240 + 11 > 250
+    assert err.details["scope"] == "owner" and err.details["headroom"] == 10
+    await set_cap(broker, owner, L.DAILY_WAGER, 1000)  # raise: pending, owner stays at 250
+    await set_cap(broker, owner, L.DAILY_WAGER, 500)  # lower than 250? no: still a raise, pending
+    await set_cap(broker, owner, L.DAILY_WAGER, 200)  # lower: at once
+    err = await denied(broker, CheckKind.WAGER, owner, acct, sess, 1)
+    assert err.details["scope"] == "owner" and err.details["headroom"] == 0
+
+
+async def test_utc_midnight_resets_daily_counters_and_keeps_reserved_exposure(limits, broker, wallet, clock) -> None:
+    owner, acct, sess = ids()
+    evening = datetime(2026, 12, 1, 23, 0, tzinfo=UTC)
+    clock.set(evening)
+    await set_cap(broker, owner, L.DAILY_BUY_IN, 1000)
+    await set_cap(broker, owner, L.DAILY_WAGER, 50)
+    await set_cap(broker, owner, L.RESERVED_EXPOSURE, 1500)
+    await wallet.send(K.BUY_IN, 1000, owner=owner, account=acct, session=sess)
+    await wallet.send(K.COMMIT, 50, owner=owner, account=acct, session=sess, hand="h1")
+    await wait_for(broker, owner, lambda s: used(s, L.DAILY_WAGER) == 50)
+    clock.set(datetime(2026, 12, 1, 23, 59, 59, 999999, tzinfo=UTC))  # last instant of the day
+    assert (await denied(broker, CheckKind.BUY_IN, owner, acct, amount=1)).details["limit"] == "daily_buy_in"
+    assert (await denied(broker, CheckKind.WAGER, owner, acct, sess, 1)).details["limit"] == "daily_wager"
+    clock.set(datetime(2026, 12, 2, 0, 0, tzinfo=UTC))  # 00:00 UTC: a new day
+    s = await wait_for(broker, owner, lambda s: True)
+    assert used(s, L.DAILY_BUY_IN) == 0 and used(s, L.DAILY_WAGER) == 0
+    assert used(s, L.RESERVED_EXPOSURE) == 1000  # the buy-in still sits at the table
+    assert (await check(broker, CheckKind.WAGER, owner, acct, sess, 50)).allowed
+    assert (await check(broker, CheckKind.BUY_IN, owner, acct, amount=500)).allowed  # exposure 1000 + 500 = cap
+    err = await denied(broker, CheckKind.BUY_IN, owner, acct, amount=501)
+    assert err.details["limit"] == "reserved_exposure" and err.details["used"] == 1000
+    # an event stamped before midnight, delivered after it, still counts for its own day
+    await wallet.send(K.COMMIT, 5, owner=owner, account=acct, session=sess, hand="h2", at=evening)
+    await wallet.send(K.COMMIT, 7, owner=owner, account=acct, session=sess, hand="h3")
+    s = await wait_for(broker, owner, lambda s: used(s, L.SESSION_WAGER) == 62, session=sess)
+    assert used(s, L.DAILY_WAGER) == 7
