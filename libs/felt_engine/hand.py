@@ -132,7 +132,7 @@ def start_hand(
         reshuffle_seed=reshuffle_seed if reshuffle_seed is not None else bytes(deck.order) + b"/reshuffle",
     )
     w = Work(st)
-    w.emit(Operation("hand_start", to=button, detail=profile.rules_version))
+    w.emit(Operation("hand_start", seat=button, detail=profile.rules_version))
     order = [(b + 1 + k) % n for k in range(n)]  # left of the button first
     if stakes.ante:
         for i in order:

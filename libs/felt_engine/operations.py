@@ -10,7 +10,7 @@ publish an operation without passing it through :mod:`felt_engine.views`.
 Kinds and fields (``seat`` is the table seat number):
 
 =============== ==================================================================
-``hand_start``  ``detail`` = rulesVersion, ``cards`` = (), ``to`` = button seat
+``hand_start``  ``detail`` = rulesVersion, ``seat`` = button seat
 ``post_ante``   ``seat``, ``amount`` (chips moved stack -> pot), ``all_in``
 ``post_blind``  ``seat``, ``amount``, ``to`` (street total), ``detail`` sb|bb
 ``deal_hole``   ``seat``, ``cards`` (PRIVATE)
