@@ -19,53 +19,55 @@ from felt_wallet.writer import Writer
 
 def register(broker: Any, engine: AsyncEngine, writer: Writer) -> None:
     q = s.WALLET_QUEUE
+    # Handlers only wait on the writer, so let many run at once: that is what fills a batch.
+    opts: dict[str, Any] = {"max_workers": 512}
 
-    @responder(broker, s.WALLET_OPEN_ACCOUNT, OpenAccount, queue=q)
+    @responder(broker, s.WALLET_OPEN_ACCOUNT, OpenAccount, queue=q, **opts)
     async def open_account(req: OpenAccount) -> AccountOpened:
         """Open an account with the starting grant (idempotent on account_id)."""
         return await writer.submit(req)  # type: ignore[return-value]
 
-    @responder(broker, s.WALLET_BUY_IN, BuyIn, queue=q)
+    @responder(broker, s.WALLET_BUY_IN, BuyIn, queue=q, **opts)
     async def buy_in(req: BuyIn) -> BuyInResult:
         """Available -> reserve at a table, within its min/max; opens a table session."""
         return await writer.submit(req)  # type: ignore[return-value]
 
-    @responder(broker, s.WALLET_COMMIT, Commit, queue=q)
+    @responder(broker, s.WALLET_COMMIT, Commit, queue=q, **opts)
     async def commit(req: Commit) -> CommitResult:
         """Reserve (or available) -> hand escrow, one per chip-committing action."""
         return await writer.submit(req)  # type: ignore[return-value]
 
-    @responder(broker, s.WALLET_SETTLE, Settle, queue=q)
+    @responder(broker, s.WALLET_SETTLE, Settle, queue=q, **opts)
     async def settle(req: Settle) -> HandOutcome:
         """Escrow -> winners; must empty the escrow exactly; a hand ends once."""
         return await writer.submit(req)  # type: ignore[return-value]
 
-    @responder(broker, s.WALLET_CANCEL_HAND, CancelHand, queue=q)
+    @responder(broker, s.WALLET_CANCEL_HAND, CancelHand, queue=q, **opts)
     async def cancel_hand(req: CancelHand) -> HandOutcome:
         """Escrow -> each contributor exactly what it put in; a hand ends once."""
         return await writer.submit(req)  # type: ignore[return-value]
 
-    @responder(broker, s.WALLET_CANCEL_TABLE, CancelTable, queue=q)
+    @responder(broker, s.WALLET_CANCEL_TABLE, CancelTable, queue=q, **opts)
     async def cancel_table(req: CancelTable) -> TableCancelled:
         """Restart policy: cancel every open hand of the table, cash out its reserves."""
         return await writer.submit(req)  # type: ignore[return-value]
 
-    @responder(broker, s.WALLET_CASH_OUT, CashOut, queue=q)
+    @responder(broker, s.WALLET_CASH_OUT, CashOut, queue=q, **opts)
     async def cash_out(req: CashOut) -> CashOutResult:
         """Reserve -> available (an amount or all); emptying the reserve closes the session."""
         return await writer.submit(req)  # type: ignore[return-value]
 
-    @responder(broker, s.WALLET_BALANCE, BalanceQuery, queue=q)
+    @responder(broker, s.WALLET_BALANCE, BalanceQuery, queue=q, **opts)
     async def balance(req: BalanceQuery) -> Balance:
         """Available, reserved and in play (escrow of open hands) of one account."""
         return await queries.balance(engine, req.account_id)
 
-    @responder(broker, s.WALLET_LEADERBOARD, LeaderboardQuery, queue=q)
+    @responder(broker, s.WALLET_LEADERBOARD, LeaderboardQuery, queue=q, **opts)
     async def leaderboard(req: LeaderboardQuery) -> Leaderboard:
         """Top accounts by available + reserved (escrow excluded)."""
         return await queries.leaderboard(engine, req.limit)
 
-    @responder(broker, s.WALLET_SESSIONS, SessionsQuery, queue=q)
+    @responder(broker, s.WALLET_SESSIONS, SessionsQuery, queue=q, **opts)
     async def sessions(req: SessionsQuery) -> SessionHistory:
         """Per table session: buy-in, cash-out, net, gross wagers, hands played."""
         return await queries.session_history(engine, req.account_id, req.limit)
