@@ -38,7 +38,7 @@ async def ensure_stream(nats_url: str, attempts: int = 20) -> None:
                     StreamConfig(
                         name=subjects.WALLET_EVENTS_STREAM,
                         subjects=[subjects.WALLET_TRANSFER_EVENTS],
-                        duplicate_window=120.0,
+                        duplicate_window=600.0,  # as the wallet declares it (10 minutes)
                     )
                 )
                 return

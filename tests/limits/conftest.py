@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +20,7 @@ from felt_contracts.limits import LimitName, LimitsGet, LimitsSetCap, LimitsStat
 from felt_contracts.wallet import TransferEvent, TransferKind
 from felt_limits.events import ensure_stream
 from felt_runtime.bus import call
+from tests.support.services import ServiceRunner
 
 COOLOFF = 24 * 3600
 #: Generous defaults; each test lowers the cap it studies (lowering applies at once).
@@ -52,11 +53,15 @@ class FakeClock:
         return self.current
 
 
+@pytest.fixture(scope="module")
+def shared_clock(tmp_path_factory: pytest.TempPathFactory) -> FakeClock:
+    return FakeClock(tmp_path_factory.mktemp("clock") / "clock.txt")
+
+
 @pytest.fixture
-def clock(tmp_path: Path) -> FakeClock:
-    c = FakeClock(tmp_path / "clock.txt")
-    c.set(START)
-    return c
+def clock(shared_clock: FakeClock) -> FakeClock:
+    shared_clock.set(START)
+    return shared_clock
 
 
 @pytest.fixture
@@ -115,26 +120,48 @@ async def wallet(nats_url: str, clock: FakeClock) -> AsyncIterator[Wallet]:
     await nc.close()
 
 
+def _env(clock: FakeClock, consumer: str, **env: str) -> dict[str, str]:
+    return {
+        "felt_limits_clock_file": str(clock.path),
+        "felt_limits_consumer": consumer,
+        "felt_limits_deliver_policy": "new",
+        **DEFAULTS,
+        **env,
+    }
+
+
 @pytest.fixture
 def start_limits(services, database_url: str, clock: FakeClock) -> Callable[..., Any]:
+    """A limits service of the test's own (fresh database, own durable consumer): for restarts."""
     consumer = f"limits-test-{uuid.uuid4().hex[:10]}"
 
     def start(**env: str) -> Any:
-        return services.start(
-            "limits",
-            database_url=database_url,
-            felt_limits_clock_file=str(clock.path),
-            felt_limits_consumer=consumer,
-            felt_limits_deliver_policy="new",
-            **{**DEFAULTS, **env},
-        )
+        return services.start("limits", database_url=database_url, **_env(clock, consumer, **env))
 
     return start
 
 
-@pytest.fixture
-def limits(start_limits: Callable[..., Any]) -> Any:
-    return start_limits()
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def module_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, postgres: Any) -> str:
+    """A fresh database per test module (SQLite, then PostgreSQL): the 2-core machine cannot
+    afford a service start per test. Tests stay independent by using fresh owner ids."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('limits-db') / 'limits.sqlite'}"
+    if postgres is None:
+        pytest.skip("FELT_TEST_POSTGRES_URL is not set (CI sets it to the local PostgreSQL)")
+    return asyncio.run(postgres.create())
+
+
+@pytest.fixture(scope="module")
+def limits(
+    nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory, module_database_url: str, shared_clock: FakeClock
+) -> Iterator[Any]:
+    """One limits service per module and database."""
+    shared_clock.set(START)
+    runner = ServiceRunner(nats_url, redis_url, tmp_path_factory.mktemp("limits-svc"))
+    consumer = f"limits-test-{uuid.uuid4().hex[:10]}"
+    yield runner.start("limits", database_url=module_database_url, **_env(shared_clock, consumer))
+    runner.stop_all()
 
 
 def ids() -> tuple[str, str, str]:
