@@ -173,3 +173,21 @@ def test_hand_over_ops_and_turn_id_progress():
     t0 = st.turn_id
     st2 = play(st, "0 call")
     assert st2.turn_id == t0 + 1 and st2.actor_seat == 1
+
+
+def test_states_are_immutable_and_apply_keeps_the_old_state():
+    import dataclasses
+    st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        st.stacks = (0, 0, 0)
+    new, ops = apply(st, 0, Action.raise_to(60))
+    assert st.stacks == (1000, 990, 980) and st.actor_seat == 0 and len(st.operations) < len(new.operations)
+    assert new.operations[-len(ops):] == ops
+
+
+def test_next_button_moves_clockwise_among_seats():
+    from felt_engine.hand import next_button
+    assert next_button(None, [4, 2, 7]) == 2
+    assert next_button(2, [2, 4, 7]) == 4
+    assert next_button(7, [2, 4, 7]) == 2
+    assert next_button(5, [2, 4, 7]) == 7  # the previous button seat may be empty now
