@@ -90,6 +90,7 @@ outbox = sa.Table(
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("transfer_id", sa.String(KEY), nullable=False),
     sa.Column("payload", sa.Text, nullable=False),
+    sqlite_autoincrement=True,
 )
 
 HOUSE = "house"
@@ -150,7 +151,7 @@ class Work:
         self.transfers: list[Row] = []
         self.outbox: list[Row] = []
         self.loaded: set[tuple[str, str]] = set()  # ("sessions-of", account) etc.
-        self.outbox_done: int | None = None
+        self.outbox_done: list[int] = []  # published outbox seqs to delete
 
     # --- reading -----------------------------------------------------------------------
     async def load(self, table: sa.Table, keys: Iterable[Any]) -> None:
@@ -245,5 +246,5 @@ class Work:
             await conn.execute(sa.insert(transfers), self.transfers)
         if self.outbox:
             await conn.execute(sa.insert(outbox), self.outbox)
-        if self.outbox_done is not None:
-            await conn.execute(sa.delete(outbox).where(outbox.c.seq <= self.outbox_done))
+        for i in range(0, len(self.outbox_done), _CHUNK):
+            await conn.execute(sa.delete(outbox).where(outbox.c.seq.in_(self.outbox_done[i : i + _CHUNK])))

@@ -28,10 +28,10 @@ Clock = Callable[[], datetime]
 
 
 class _OutboxAck:
-    """Relay -> writer: outbox rows up to `seq` are published; delete them."""
+    """Relay -> writer: these outbox rows are published; delete them."""
 
-    def __init__(self, seq: int) -> None:
-        self.seq = seq
+    def __init__(self, seqs: list[int]) -> None:
+        self.seqs = seqs
 
 
 class Writer:
@@ -51,9 +51,9 @@ class Writer:
         await self.queue.put((req, fut))
         return await fut
 
-    async def ack_outbox(self, seq: int) -> None:
+    async def ack_outbox(self, seqs: list[int]) -> None:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        await self.queue.put((_OutboxAck(seq), fut))
+        await self.queue.put((_OutboxAck(seqs), fut))
         await fut
 
     def start(self) -> None:
@@ -103,7 +103,7 @@ class Writer:
             outcomes: list[Any] = []
             for req in batch:
                 if isinstance(req, _OutboxAck):
-                    w.outbox_done = max(w.outbox_done or 0, req.seq)
+                    w.outbox_done += req.seqs
                     outcomes.append(None)
                     continue
                 mark = w.mark()

@@ -89,6 +89,7 @@ def upgrade() -> None:
         sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
         sa.Column("transfer_id", sa.String(KEY), nullable=False),
         sa.Column("payload", sa.Text, nullable=False),
+        sqlite_autoincrement=True,  # never reuse a seq after the relay deleted the rows
     )
 
 
