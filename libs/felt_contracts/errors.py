@@ -13,6 +13,7 @@ class ErrorCode(StrEnum):
     THROTTLED = "throttled"
     UNAVAILABLE = "unavailable"  # a dependency did not answer in time; safe to retry
     INTERNAL = "internal"  # a bug: logged with the correlation id
+    VALIDATION = "validation"  # well-formed input that fails a field rule (HTTP 422)
     # money
     INSUFFICIENT_FUNDS = "insufficient_funds"
     INVALID_AMOUNT = "invalid_amount"
@@ -28,3 +29,5 @@ class ErrorCode(StrEnum):
     TABLE_FULL = "table_full"
     ALREADY_SEATED = "already_seated"
     ADMISSION = "admission"
+    # chat
+    INVALID_MESSAGE = "invalid_message"  # chat text empty or too long after cleaning

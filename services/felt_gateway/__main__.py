@@ -1,0 +1,4 @@
+from felt_gateway.app import make
+from felt_runtime.service import serve
+
+serve("gateway", make)

@@ -1,0 +1,44 @@
+"""Typed calls to the services the gateway fronts (all over the bus, all raising BusError)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from faststream.nats import NatsBroker
+
+from felt_contracts import subjects
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import Act, TableRequest, TableResult
+from felt_gateway.errors import ApiError
+from felt_runtime.bus import call
+
+TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def check_table_id(table_id: str) -> str:
+    if not TABLE_ID.match(table_id):
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id[:80]!r}", table_id=table_id[:80])
+    return table_id
+
+
+class Bus:
+    def __init__(self, broker: NatsBroker, timeout: float) -> None:
+        self.broker = broker
+        self.timeout = timeout
+
+    async def call(self, subject: str, request: Any, result: type, timeout: float | None = None) -> Any:
+        return await call(self.broker, subject, request, result, timeout=timeout or self.timeout)
+
+    async def table(self, table_id: str, command: Any, *, message_id: str | None = None, timeout: float | None = None) -> TableResult:
+        check_table_id(table_id)
+        extra = {"message_id": message_id} if message_id else {}
+        req = TableRequest(table_id=table_id, command=command, **extra)
+        return await self.call(subjects.table_command(table_id), req, TableResult, timeout)
+
+
+def make_act(participant_id: str, action: str, amount: int | None, cards: list[str] | tuple[str, ...],
+             hand_id: str | None, turn_id: int | None) -> Act:
+    """The table's `Act` command from the client's action JSON (the one place that knows its shape)."""
+    return Act(participant_id=participant_id, action=action, amount=amount, cards=tuple(cards),  # type: ignore[arg-type]
+               hand_id=hand_id, turn_id=turn_id)

@@ -1,0 +1,135 @@
+"""Errors as JSON `{code, message, details}`: one table maps every bus error code to an HTTP
+status, and request validation splits into 400 (unparsable) and 422 (fails a field rule)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from felt_contracts.errors import ErrorCode
+from felt_runtime.bus import BusError
+
+log = logging.getLogger("felt.gateway")
+
+#: Every error code -> HTTP status. Codes the gateway does not know yet map to 409 (a refusal
+#: by the owner of the state), never to a 500.
+STATUS: dict[str, int] = {
+    ErrorCode.MALFORMED: 400,
+    ErrorCode.INVALID_AMOUNT: 400,
+    ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.ADMISSION: 403,
+    ErrorCode.LIMIT_EXCEEDED: 403,
+    ErrorCode.FROZEN: 403,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.INSUFFICIENT_FUNDS: 409,
+    ErrorCode.HAND_CLOSED: 409,
+    ErrorCode.CHIPS_IN_PLAY: 409,
+    ErrorCode.ILLEGAL_ACTION: 409,
+    ErrorCode.NOT_YOUR_TURN: 409,
+    ErrorCode.STALE_TURN: 409,
+    ErrorCode.NOT_SEATED: 409,
+    ErrorCode.TABLE_FULL: 409,
+    ErrorCode.ALREADY_SEATED: 409,
+    ErrorCode.VALIDATION: 422,
+    "invalid_message": 422,  # chat: empty or longer than 500 characters after cleaning
+    ErrorCode.THROTTLED: 429,
+    ErrorCode.INTERNAL: 500,
+    ErrorCode.UNAVAILABLE: 503,
+}
+DEFAULT_STATUS = 409
+
+
+def status_for(code: str) -> int:
+    return STATUS.get(code, DEFAULT_STATUS)
+
+
+class ErrorBody(BaseModel):
+    """Every error response."""
+
+    code: str = Field(examples=["not_found"])
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class ApiError(Exception):
+    """A refusal raised by the gateway itself."""
+
+    def __init__(self, code: ErrorCode | str, message: str, status: int | None = None, **details: Any) -> None:
+        super().__init__(message)
+        self.code = str(code)
+        self.message = message
+        self.status = status or status_for(self.code)
+        self.details = details
+
+
+def error_response(code: str, message: str, status: int, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+    body = ErrorBody(code=code, message=message, details=details or {})
+    return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
+
+
+def from_bus(exc: BusError) -> JSONResponse:
+    headers = None
+    if exc.code == ErrorCode.THROTTLED and "retry_after" in exc.details:
+        headers = {"Retry-After": str(max(1, int(float(exc.details["retry_after"]) + 0.999)))}
+    return error_response(exc.code.value, exc.message, status_for(exc.code), _jsonable(exc.details), headers)
+
+
+def _jsonable(details: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    return json.loads(json.dumps(details, default=str))
+
+
+HTTP_CODES = {400: ErrorCode.MALFORMED, 401: ErrorCode.UNAUTHORIZED, 403: ErrorCode.FORBIDDEN, 404: ErrorCode.NOT_FOUND,
+              405: ErrorCode.MALFORMED, 409: ErrorCode.CONFLICT, 413: ErrorCode.MALFORMED, 415: ErrorCode.MALFORMED,
+              422: ErrorCode.VALIDATION, 429: ErrorCode.THROTTLED, 503: ErrorCode.UNAVAILABLE}
+
+#: error responses documented on every route
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": desc}
+    for status, desc in {
+        400: "bad input", 401: "not authenticated", 403: "forbidden or not admitted",
+        404: "not found", 409: "state conflict or stale turn", 422: "validation failed",
+        429: "throttled", 503: "a dependency is unavailable",
+    }.items()
+}
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api(_: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.code, exc.message, exc.status, _jsonable(exc.details))
+
+    @app.exception_handler(BusError)
+    async def _bus(_: Request, exc: BusError) -> JSONResponse:
+        if exc.code == ErrorCode.INTERNAL:
+            log.warning("dependency failed", extra={"message": exc.message})
+        return from_bus(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+            for e in exc.errors()
+        ]
+        if any(e["type"] in ("json_invalid", "model_attributes_type") or e["type"].startswith("json") for e in errors):
+            return error_response(ErrorCode.MALFORMED, "request body is not valid JSON", 400, {"errors": errors})
+        return error_response(ErrorCode.VALIDATION, "request failed validation", 422, {"errors": errors})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(exc.status_code, ErrorCode.MALFORMED if exc.status_code < 500 else ErrorCode.INTERNAL)
+        return error_response(code, str(exc.detail), exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error")
+        return error_response(ErrorCode.INTERNAL, "internal error", 500)

@@ -1,0 +1,226 @@
+"""Identity: owner accounts (argon2 passwords, expiring bearer tokens), their one HUMAN
+participant, their AGENT participants and one revocable API key per agent.
+
+Secrets (tokens, API keys) are high-entropy random strings; only their SHA-256 is stored, so a
+database leak grants nothing. Opening a participant also opens its wallet account.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+import sqlalchemy as sa
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from faststream.nats import NatsBroker
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from felt_contracts import subjects
+from felt_contracts.errors import ErrorCode
+from felt_contracts.wallet import AccountOpened, OpenAccount
+from felt_gateway.errors import ApiError
+from felt_gateway.store import api_keys, owners, participants, tokens
+from felt_runtime.bus import BusError, call
+
+TOKEN_PREFIX = "felt_t_"
+KEY_PREFIX = "felt_ak_"
+HUMAN = "HUMAN"
+AGENT = "AGENT"
+
+_hasher = PasswordHasher()
+#: verified against when the email is unknown, so timing does not reveal which emails exist
+_DUMMY_HASH = _hasher.hash("not-a-real-password")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the owner behind it, the participant acting, and how it proved it."""
+
+    owner_id: str
+    participant_id: str
+    kind: Literal["HUMAN", "AGENT"]
+    via: Literal["token", "api_key"]
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class ParticipantRow:
+    id: str
+    owner_id: str
+    kind: str
+    name: str
+    created_at: datetime
+
+
+class Identity:
+    def __init__(self, engine: AsyncEngine, broker: NatsBroker, *, token_ttl: float, timeout: float) -> None:
+        self.engine = engine
+        self.broker = broker
+        self.token_ttl = token_ttl
+        self.timeout = timeout
+
+    # --- owners ---------------------------------------------------------------------------
+
+    async def sign_up(self, email: str, password: str) -> tuple[str, str]:
+        """Create an owner and its HUMAN participant (with a wallet account). Returns (owner, human)."""
+        email = email.strip().lower()
+        password_hash = await asyncio.to_thread(_hasher.hash, password)
+        owner_id, human_id, now = new_id(), new_id(), _now()
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(owners.insert().values(id=owner_id, email=email, password_hash=password_hash, created_at=now))
+                await conn.execute(participants.insert().values(
+                    id=human_id, owner_id=owner_id, kind=HUMAN, name=email.split("@")[0][:64], human_slot=HUMAN, created_at=now))
+        except IntegrityError:
+            raise ApiError(ErrorCode.CONFLICT, "an account with this email exists") from None
+        try:
+            await self._open_wallet(human_id, owner_id)
+        except BusError:
+            async with self.engine.begin() as conn:
+                await conn.execute(participants.delete().where(participants.c.owner_id == owner_id))
+                await conn.execute(owners.delete().where(owners.c.id == owner_id))
+            raise
+        return owner_id, human_id
+
+    async def log_in(self, email: str, password: str) -> tuple[str, datetime, str]:
+        """Check the password; a new bearer token (shown once) with its expiry, and the owner id."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(owners.c.id, owners.c.password_hash).where(owners.c.email == email.strip().lower()))).first()
+        stored = row.password_hash if row else _DUMMY_HASH
+        try:
+            await asyncio.to_thread(_hasher.verify, stored, password)
+            ok = row is not None
+        except (VerificationError, InvalidHashError):
+            ok = False
+        if not ok:
+            raise ApiError(ErrorCode.UNAUTHORIZED, "wrong email or password")
+        assert row is not None
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        now = _now()
+        expires = now + timedelta(seconds=self.token_ttl)
+        async with self.engine.begin() as conn:
+            await conn.execute(tokens.delete().where(tokens.c.owner_id == row.id, tokens.c.expires_at < now))
+            await conn.execute(tokens.insert().values(token_hash=digest(token), owner_id=row.id, created_at=now, expires_at=expires))
+        return token, expires, row.id
+
+    async def log_out(self, token: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(tokens.delete().where(tokens.c.token_hash == digest(token)))
+
+    # --- authentication -------------------------------------------------------------------
+
+    async def authenticate(self, secret: str) -> Principal:
+        """A bearer token -> the owner's HUMAN participant; an API key -> that AGENT."""
+        now = _now()
+        async with self.engine.connect() as conn:
+            if secret.startswith(TOKEN_PREFIX):
+                row = (await conn.execute(
+                    sa.select(tokens.c.owner_id, tokens.c.expires_at, participants.c.id, participants.c.name)
+                    .join(participants, sa.and_(participants.c.owner_id == tokens.c.owner_id, participants.c.human_slot == HUMAN))
+                    .where(tokens.c.token_hash == digest(secret))
+                )).first()
+                if row is None or _aware(row.expires_at) <= now:
+                    raise ApiError(ErrorCode.UNAUTHORIZED, "token unknown or expired")
+                return Principal(row.owner_id, row.id, HUMAN, "token", row.name)
+            if secret.startswith(KEY_PREFIX):
+                row = (await conn.execute(
+                    sa.select(participants.c.owner_id, participants.c.id, participants.c.kind, participants.c.name)
+                    .join(api_keys, api_keys.c.participant_id == participants.c.id)
+                    .where(api_keys.c.key_hash == digest(secret), api_keys.c.revoked_at.is_(None))
+                )).first()
+                if row is None or row.kind != AGENT:
+                    raise ApiError(ErrorCode.UNAUTHORIZED, "API key unknown or revoked")
+                return Principal(row.owner_id, row.id, AGENT, "api_key", row.name)
+        raise ApiError(ErrorCode.UNAUTHORIZED, "credentials not recognised")
+
+    # --- participants and keys ------------------------------------------------------------
+
+    async def participants_of(self, owner_id: str) -> list[ParticipantRow]:
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(participants).where(participants.c.owner_id == owner_id).order_by(participants.c.created_at, participants.c.id)
+            )).all()
+        return [ParticipantRow(r.id, r.owner_id, r.kind, r.name, r.created_at) for r in rows]
+
+    async def participant(self, participant_id: str) -> ParticipantRow | None:
+        async with self.engine.connect() as conn:
+            r = (await conn.execute(sa.select(participants).where(participants.c.id == participant_id))).first()
+        return ParticipantRow(r.id, r.owner_id, r.kind, r.name, r.created_at) if r else None
+
+    async def create_agent(self, owner_id: str, name: str) -> tuple[ParticipantRow, str]:
+        """A new AGENT participant of `owner_id` with its wallet account and first API key."""
+        agent_id, now = new_id(), _now()
+        async with self.engine.begin() as conn:
+            await conn.execute(participants.insert().values(id=agent_id, owner_id=owner_id, kind=AGENT, name=name, human_slot=None, created_at=now))
+        try:
+            await self._open_wallet(agent_id, owner_id)
+        except BusError:
+            async with self.engine.begin() as conn:
+                await conn.execute(participants.delete().where(participants.c.id == agent_id))
+            raise
+        key = await self.issue_key(owner_id, agent_id)
+        return ParticipantRow(agent_id, owner_id, AGENT, name, now), key
+
+    async def _agent_of(self, conn: sa.ext.asyncio.AsyncConnection, owner_id: str, agent_id: str) -> None:
+        row = (await conn.execute(sa.select(participants.c.owner_id, participants.c.kind).where(participants.c.id == agent_id))).first()
+        if row is None or row.owner_id != owner_id or row.kind != AGENT:
+            raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")
+
+    async def issue_key(self, owner_id: str, agent_id: str) -> str:
+        """Revoke the agent's current key and issue a new one (one live key per agent)."""
+        key = KEY_PREFIX + secrets.token_urlsafe(32)
+        now = _now()
+        async with self.engine.begin() as conn:
+            await self._agent_of(conn, owner_id, agent_id)
+            await conn.execute(api_keys.update().where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)).values(revoked_at=now))
+            await conn.execute(api_keys.insert().values(
+                id=new_id(), key_hash=digest(key), participant_id=agent_id, prefix=key[: len(KEY_PREFIX) + 4], created_at=now))
+        return key
+
+    async def revoke_key(self, owner_id: str, agent_id: str) -> int:
+        async with self.engine.begin() as conn:
+            await self._agent_of(conn, owner_id, agent_id)
+            done = await conn.execute(api_keys.update().where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)).values(revoked_at=_now()))
+        return done.rowcount or 0
+
+    async def key_state(self, agent_id: str) -> str | None:
+        """The live key's visible prefix, or None when the agent has no live key."""
+        async with self.engine.connect() as conn:
+            return (await conn.execute(sa.select(api_keys.c.prefix).where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)))).scalar()
+
+    async def _open_wallet(self, participant_id: str, owner_id: str) -> AccountOpened:
+        return await call(self.broker, subjects.WALLET_OPEN_ACCOUNT,
+                          OpenAccount(account_id=participant_id, owner_id=owner_id, message_id=f"open:{participant_id}"),
+                          AccountOpened, timeout=self.timeout)
+
+
+async def names_of(engine: AsyncEngine, ids: list[str]) -> dict[str, tuple[str, str]]:
+    """participant id -> (name, kind) for the ids that exist."""
+    if not ids:
+        return {}
+    async with engine.connect() as conn:
+        rows = (await conn.execute(sa.select(participants.c.id, participants.c.name, participants.c.kind).where(participants.c.id.in_(ids)))).all()
+    return {r.id: (r.name, r.kind) for r in rows}

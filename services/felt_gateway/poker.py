@@ -1,0 +1,343 @@
+"""The agent REST API under `/api/v2/poker` (seed 004): rules, lobby, seats, actions, the
+authenticated view, long-poll events, chat, money, hand histories and limits.
+
+Every call is forwarded over the bus; the participant, its owner and its kind come from the
+credentials (`auth.principal`), never from the body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from felt_contracts import subjects
+from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatJoin, ChatLeave, ChatMembership, ChatPost, ChatPosted, ChatRole
+from felt_contracts.errors import ErrorCode
+from felt_contracts.limits import CapChange, FreezeState, LimitsFreeze, LimitsGet, LimitsSetCap, LimitsState, Scope
+from felt_contracts.table import (
+    GetEvents, GetHand, GetView, Join, Leave, ListHands, ListTables, ParticipantKind, SetPreAction,
+    Start, TableList,
+)
+from felt_contracts.wallet import Balance, BalanceQuery, Leaderboard, LeaderboardQuery, SessionHistory, SessionsQuery
+from felt_gateway import rules
+from felt_gateway.auth import Who
+from felt_gateway.clients import Bus, check_table_id, make_act
+from felt_gateway.errors import RESPONSES, ApiError, from_bus
+from felt_gateway.hub import Waker
+from felt_gateway.idempotency import Idempotency, Outcome, fingerprint
+from felt_gateway.identity import Principal, names_of
+from felt_gateway.schemas import (
+    ActionBody, CapBody, ChatBody, ChatOut, CommandOut, EventsOut, FreezeBody, JoinBody, Loose, PreActionBody, RulesOut,
+    TableEnvelope, TablesOut, camel,
+)
+from felt_runtime.bus import BusError
+
+router = APIRouter(prefix="/api/v2/poker", tags=["poker"], responses=RESPONSES)
+
+TableIdPath = Annotated[str, "table id"]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=200, description="retries with the same key return the first outcome")]
+
+
+def bus(request: Request) -> Bus:
+    return request.app.state.bus
+
+
+def kind_of(who: Principal) -> ParticipantKind:
+    return ParticipantKind.HUMAN if who.kind == "HUMAN" else ParticipantKind.AGENT
+
+
+async def chat_member(request: Request, table_id: str, participant_id: str, role: ChatRole) -> None:
+    """Tell chat that the participant sits at / watches the table (best effort: chat never
+    blocks or undoes a poker action)."""
+    try:
+        await bus(request).call(subjects.CHAT_JOIN, ChatJoin(table_id=table_id, participant_id=participant_id, role=role), ChatMembership, timeout=2)
+    except BusError:
+        pass
+
+
+def command_out(result: Any) -> dict[str, Any]:
+    return {"status": result.status, "seq": result.seq, "seat": result.seat,
+            "table": camel(result.view) if result.view is not None else None, "replayed": False}
+
+
+# --- public ------------------------------------------------------------------------------------
+
+
+@router.get("/rules", response_model=RulesOut, summary="The rules document for agents")
+async def get_rules(rules_version: Annotated[str, Query(alias="rulesVersion", max_length=50)] = rules.DEFAULT) -> RulesOut:
+    """The rules document of one profile (`rulesVersion`, default `nlhe-1`), as markdown.
+    Fetch it before each play session; an active hand keeps the version it started with."""
+    if rules_version not in rules.VERSIONS:
+        raise ApiError(ErrorCode.NOT_FOUND, f"unknown rulesVersion {rules_version!r}", available=list(rules.VERSIONS))
+    return RulesOut(rules_version=rules_version, available=list(rules.VERSIONS), text=rules.text(rules_version))
+
+
+@router.get("/tables", response_model=TablesOut, summary="The public table list")
+async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, Query(description="only tables admitting this kind")] = None) -> dict[str, Any]:
+    """Every table: profile (`rulesVersion`), blinds/antes, min/max buy-in, capacity, admission,
+    seats taken, whether a hand runs."""
+    result: TableList = await bus(request).call(subjects.TABLE_LIST, ListTables(kind=kind), TableList)
+    tables = []
+    for t in result.tables:
+        entry = camel(t.config)
+        entry.update(players=t.players, seatsTaken=t.players, handRunning=t.hand_running, handId=t.hand_id, lastSeq=t.last_seq)
+        tables.append(entry)
+    return {"tables": tables}
+
+
+# --- seats -------------------------------------------------------------------------------------
+
+
+@router.post("/tables/{table_id}/join", response_model=CommandOut, summary="Take a seat")
+async def join(request: Request, table_id: str, body: JoinBody, who: Who) -> dict[str, Any]:
+    """Take a server-assigned seat with `buyIn` chips (the table's maximum when omitted;
+    ante-nl-1 takes none). Admission follows the credential's kind; one participant per owner
+    per table."""
+    check_table_id(table_id)
+    result = await bus(request).table(table_id, Join(
+        participant_id=who.participant_id, owner_id=who.owner_id, kind=kind_of(who), name=who.name[:50],
+        buy_in=body.buy_in, auto_rebuy=body.auto_rebuy))
+    await chat_member(request, table_id, who.participant_id, ChatRole.SEATED)
+    return command_out(result)
+
+
+@router.post("/tables/{table_id}/start", response_model=CommandOut, summary="Start the next hand")
+async def start(request: Request, table_id: str, who: Who) -> dict[str, Any]:
+    """Explicit-start tables: start a hand when at least two eligible players are ready
+    (marks you ready)."""
+    return command_out(await bus(request).table(table_id, Start(participant_id=who.participant_id)))
+
+
+@router.post("/tables/{table_id}/leave", response_model=CommandOut, summary="Leave the table")
+async def leave(request: Request, table_id: str, who: Who) -> dict[str, Any]:
+    """Leave. During a hand the profile's policy applies (nlhe-1: check/fold on your turns,
+    stack returned when the hand settles)."""
+    result = await bus(request).table(table_id, Leave(participant_id=who.participant_id))
+    presence = request.app.state.presence
+    if not presence.watching(table_id, who.participant_id):
+        try:
+            await bus(request).call(subjects.CHAT_LEAVE, ChatLeave(table_id=table_id, participant_id=who.participant_id), ChatMembership, timeout=2)
+        except BusError:
+            pass
+    return command_out(result)
+
+
+@router.post("/tables/{table_id}/actions", response_model=CommandOut, summary="Act on your turn",
+             responses={409: {"description": "not your turn, illegal, or `stale_turn`: the turn named is over"}})
+async def act(request: Request, table_id: str, body: ActionBody, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
+    """seed 004 action JSON (`fold`, `check`, `call`, `bet`, `raiseTo`, `allIn`; `hit` for
+    ante-nl-1; `draw` for draw5-1) with `handId`/`turnId` of the turn it is meant for. With an
+    `Idempotency-Key`, a retry returns the first outcome; the same key with another body is 409."""
+    check_table_id(table_id)
+    idem: Idempotency = request.app.state.idempotency
+    payload = body.model_dump(mode="json")
+
+    async def work() -> Outcome:
+        command = make_act(who.participant_id, body.type, body.amount, body.cards, body.hand_id, body.turn_id)
+        message_id = f"act:{who.participant_id}:{idempotency_key}"[:200] if idempotency_key else None
+        try:
+            result = await bus(request).table(table_id, command, message_id=message_id)
+        except BusError as exc:
+            resp = from_bus(exc)
+            import json
+
+            return Outcome(resp.status_code, json.loads(resp.body))
+        return Outcome(200, command_out(result))
+
+    outcome = await idem.run(who.participant_id, idempotency_key, fingerprint("POST", f"actions:{table_id}", payload), work)
+    body_out = outcome.body
+    if outcome.replayed and outcome.status == 200:
+        body_out = dict(body_out, replayed=True)
+    headers = {"Idempotent-Replayed": "true"} if outcome.replayed else None
+    return JSONResponse(body_out, status_code=outcome.status, headers=headers)
+
+
+@router.post("/tables/{table_id}/preaction", response_model=CommandOut, summary="Set or clear a pre-action")
+async def preaction(request: Request, table_id: str, body: PreActionBody, who: Who) -> dict[str, Any]:
+    """Seed 002 checkboxes for the current hand: `check_fold`, `fold`, `call_any`, `raise_any`; null clears."""
+    return command_out(await bus(request).table(table_id, SetPreAction(participant_id=who.participant_id, preaction=body.preaction)))
+
+
+# --- views -------------------------------------------------------------------------------------
+
+
+@router.get("/tables/{table_id}", response_model=TableEnvelope, summary="Your authenticated table view")
+async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
+    """`table.yourSeatId`, `table.hand.actorSeatId`, `table.hand.legalActions` (null / false =
+    unavailable), your hole cards, the deadline and the hand's `rulesVersion`. Another
+    participant's cards are never included unless revealed."""
+    result = await bus(request).table(table_id, GetView(viewer=who.participant_id))
+    return {"table": camel(result.view) if result.view is not None else {}}
+
+
+@router.get("/tables/{table_id}/events", response_model=EventsOut, summary="Numbered events (long-poll)")
+async def events(
+    request: Request, table_id: str, who: Who,
+    after: Annotated[int, Query(ge=0, le=10**12, description="return events with seq > after")] = 0,
+    wait: Annotated[float, Query(ge=0, le=120, description="seconds to wait when nothing is new")] = 0,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> dict[str, Any]:
+    """Events with `seq > after`, redacted for you, oldest first. With `wait`, the call returns
+    as soon as something happens (or after `wait` seconds with an empty list)."""
+    check_table_id(table_id)
+    hub = request.app.state.hub
+    waker = Waker()
+    wait = min(wait, request.app.state.gw.longpoll_max_seconds)
+    subs = [subjects.table_public_events(table_id), subjects.table_seat_events(table_id, who.participant_id)]
+    if wait > 0:
+        for s in subs:
+            await hub.add(s, waker)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            result = await bus(request).table(table_id, GetEvents(after_seq=after, viewer=who.participant_id, limit=limit))
+            remaining = deadline - time.monotonic()
+            if result.events or remaining <= 0:
+                break
+            if await waker.wait(remaining):
+                await asyncio.sleep(0.005)  # let a burst of events land together
+    finally:
+        if wait > 0:
+            for s in subs:
+                await hub.remove(s, waker)
+    return {"tableId": table_id, "after": after, "lastSeq": result.seq, "events": camel(result.events)}
+
+
+@router.get("/tables/{table_id}/hands", response_model=Loose, summary="Finished hands of a table")
+async def hands(request: Request, table_id: str, who: Who, mine: bool = False,
+                limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
+    """Finished hands, newest first (`mine=true`: only those you played)."""
+    result = await bus(request).table(table_id, ListHands(participant_id=who.participant_id if mine else None, limit=limit))
+    return {"tableId": table_id, "hands": camel(result.hands)}
+
+
+async def _hand(request: Request, who: Principal, hand_id: str, table_id: str | None, fmt: str) -> Any:
+    table_id = table_id or request.app.state.hand_tables.get(hand_id) or _table_of(hand_id)
+    if not table_id:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no hand {hand_id[:80]!r}; pass tableId")
+    result = await bus(request).table(table_id, GetHand(hand_id=hand_id, viewer=who.participant_id, format=fmt))  # type: ignore[arg-type]
+    if result.hand is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no hand {hand_id[:80]!r}")
+    return result.hand
+
+
+def _table_of(hand_id: str) -> str | None:
+    """Hand ids are `<table_id>:<n>`-like when the table names them so; otherwise None."""
+    for sep in (":", "/"):
+        if sep in hand_id:
+            return hand_id.split(sep, 1)[0]
+    return None
+
+
+HandId = Annotated[str, "hand id"]
+TableQuery = Annotated[str | None, Query(alias="tableId", max_length=64, description="the hand's table (optional when the id names it)")]
+
+
+@router.get("/hands/{hand_id}.phh", response_class=PlainTextResponse, summary="A hand history as PHH",
+            responses={200: {"content": {"text/plain": {}}, "description": "PHH (TOML) text, redacted for you"}})
+async def hand_phh(request: Request, hand_id: str, who: Who, table_id: TableQuery = None) -> PlainTextResponse:
+    hand = await _hand(request, who, hand_id, table_id, "phh")
+    return PlainTextResponse(hand.phh or "", media_type="text/plain; charset=utf-8")
+
+
+@router.get("/hands/{hand_id}", response_model=Loose, summary="A hand history (JSON)")
+async def hand_json(request: Request, hand_id: str, who: Who, table_id: TableQuery = None) -> dict[str, Any]:
+    """A finished hand as you may see it: your cards, and others' only when shown."""
+    if hand_id.endswith(".phh"):
+        return await hand_phh(request, hand_id[:-4], who, table_id)  # type: ignore[return-value]
+    return camel(await _hand(request, who, hand_id, table_id, "json"))
+
+
+# --- chat --------------------------------------------------------------------------------------
+
+
+@router.get("/tables/{table_id}/chat", response_model=ChatOut, summary="Recent table chat")
+async def chat_history(request: Request, table_id: str, who: Who,
+                       before: Annotated[int | None, Query(ge=1, le=10**12)] = None,
+                       limit: Annotated[int, Query(ge=1, le=100)] = 50) -> dict[str, Any]:
+    """Messages oldest first; plain text (escape it when rendering)."""
+    check_table_id(table_id)
+    page: ChatHistoryPage = await bus(request).call(subjects.CHAT_HISTORY, ChatHistory(table_id=table_id, before=before, limit=limit), ChatHistoryPage)
+    return {"tableId": table_id, "messages": camel(page.messages), "hasMore": page.has_more}
+
+
+@router.post("/tables/{table_id}/chat", response_model=Loose, summary="Say something at the table")
+async def chat_post(request: Request, table_id: str, body: ChatBody, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
+    """Public speech while seated or watching: at most 500 characters, throttled (429 with
+    Retry-After)."""
+    check_table_id(table_id)
+    extra = {"message_id": f"chat:{who.participant_id}:{idempotency_key}"[:200]} if idempotency_key else {}
+    posted: ChatPosted = await bus(request).call(subjects.CHAT_POST, ChatPost(
+        table_id=table_id, participant_id=who.participant_id, display_name=(who.name or who.participant_id)[:64], text=body.text, **extra), ChatPosted)
+    return camel(posted)
+
+
+# --- money -------------------------------------------------------------------------------------
+
+
+@router.get("/balance", response_model=Loose, summary="Your balance")
+async def balance(request: Request, who: Who) -> dict[str, Any]:
+    """Available, reserved at tables and in play (escrow of open hands), separately."""
+    return camel(await bus(request).call(subjects.WALLET_BALANCE, BalanceQuery(account_id=who.participant_id), Balance))
+
+
+@router.get("/leaderboard", response_model=Loose, summary="The leaderboard")
+async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:  # noqa: ARG001
+    """Participants by total chips (available + reserved; escrow excluded)."""
+    board: Leaderboard = await bus(request).call(subjects.WALLET_LEADERBOARD, LeaderboardQuery(limit=limit), Leaderboard)
+    names = await names_of(request.app.state.engine, [e.account_id for e in board.entries])
+    entries = []
+    for rank, e in enumerate(board.entries, 1):
+        name, kind = names.get(e.account_id, ("", None))
+        entries.append({"rank": rank, "participantId": e.account_id, "name": name, "kind": kind, "total": e.total})
+    return {"entries": entries}
+
+
+@router.get("/sessions", response_model=Loose, summary="Your table sessions")
+async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
+    """History: buy-in, cash-out, net and gross wagers per table session."""
+    return camel(await bus(request).call(subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory))
+
+
+# --- limits ------------------------------------------------------------------------------------
+
+
+async def _limits(request: Request, who: Principal) -> LimitsState:
+    return await bus(request).call(subjects.LIMITS_GET, LimitsGet(owner_id=who.owner_id, participant_id=who.participant_id), LimitsState)
+
+
+@router.get("/limits", response_model=Loose, summary="Caps and counters")
+async def get_limits(request: Request, who: Who) -> dict[str, Any]:
+    """Owner and participant caps, what is used (UTC day), headroom, pending raises, freezes."""
+    return camel(await _limits(request, who))
+
+
+@router.post("/limits/caps", response_model=Loose, summary="Lower or raise a cap")
+async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
+    """Lowering applies at once; raising waits for the cool-off. An agent's key may lower
+    caps; raising needs the owner's login token."""
+    scope_id = who.owner_id if body.scope == Scope.OWNER else who.participant_id
+    if who.via != "token":
+        state = await _limits(request, who)
+        scope_state = state.owner if body.scope == Scope.OWNER else state.participant
+        current = scope_state.limits.get(body.limit) if scope_state else None
+        now_cap = current.cap if current else None
+        if now_cap is not None and (body.cap is None or body.cap > now_cap):
+            raise ApiError(ErrorCode.FORBIDDEN, "an agent may lower caps; raising one needs the owner's login token")
+    change: CapChange = await bus(request).call(subjects.LIMITS_SET_CAP, LimitsSetCap(scope=body.scope, scope_id=scope_id, limit=body.limit, cap=body.cap), CapChange)
+    return camel(change)
+
+
+@router.post("/limits/freeze", response_model=Loose, summary="Freeze (or unfreeze) new risk")
+async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]:
+    """Freezing stops new risk at once; accepted obligations still settle. Unfreezing needs the
+    owner's login token."""
+    if not body.frozen and who.via != "token":
+        raise ApiError(ErrorCode.FORBIDDEN, "unfreezing needs the owner's login token")
+    scope_id = who.owner_id if body.scope == Scope.OWNER else who.participant_id
+    state: FreezeState = await bus(request).call(subjects.LIMITS_FREEZE, LimitsFreeze(scope=body.scope, scope_id=scope_id, frozen=body.frozen, reason=body.reason), FreezeState)
+    return camel(state)

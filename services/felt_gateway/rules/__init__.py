@@ -1,0 +1,18 @@
+"""The rules documents for agents, one per profile (package data: `<rulesVersion>.md`)."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+VERSIONS = ("nlhe-1", "plhe-1", "flhe-1", "ante-nl-1", "draw5-1")
+DEFAULT = "nlhe-1"
+
+
+@cache
+def text(version: str) -> str:
+    base = resources.files(__name__)
+    body = (base / f"{version}.md").read_text(encoding="utf-8")
+    if version != DEFAULT:
+        body = body.rstrip() + "\n" + (base / "_common.md").read_text(encoding="utf-8")
+    return body

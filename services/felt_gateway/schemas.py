@@ -1,0 +1,196 @@
+"""REST shapes (the gateway's own; they never cross the bus): camelCase JSON per seed 004."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from felt_contracts.limits import LimitName, Scope
+
+
+def camel(value: Any) -> Any:
+    """A bus model (or anything inside one) as camelCase JSON-ready data. Only model field
+    names change; dict keys (seat numbers, table ids) stay as they are."""
+    if isinstance(value, BaseModel):
+        return {to_camel(k): camel(getattr(value, k)) for k in type(value).model_fields}
+    if isinstance(value, dict):
+        return {str(k.value if isinstance(k, Enum) else k): camel(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [camel(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+class Body(BaseModel):
+    """A request body: camelCase names (snake_case accepted too), unknown fields refused."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+Email = Annotated[str, Field(min_length=3, max_length=254, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+Password = Annotated[str, Field(min_length=8, max_length=256)]
+Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
+
+
+# --- accounts ---------------------------------------------------------------------------------
+
+
+class SignUpBody(Body):
+    email: Email
+    password: Password
+
+
+class LoginBody(Body):
+    email: Annotated[str, Field(min_length=1, max_length=254)]
+    password: Annotated[str, Field(min_length=1, max_length=256)]
+
+
+class SignedUp(Out):
+    owner_id: str
+    participant_id: str  # the owner's HUMAN participant
+
+
+class LoggedIn(Out):
+    token: str
+    token_type: Literal["bearer"] = "bearer"
+    expires_at: datetime
+    owner_id: str
+    participant_id: str
+
+
+class ParticipantOut(Out):
+    participant_id: str
+    kind: Literal["HUMAN", "AGENT"]
+    name: str
+    created_at: datetime
+    api_key_prefix: str | None = None  # agents: the visible start of the live key (None: revoked)
+
+
+class Me(Out):
+    owner_id: str
+    participant_id: str
+    kind: Literal["HUMAN", "AGENT"]
+    name: str
+    participants: list[ParticipantOut]
+
+
+class AgentBody(Body):
+    name: Annotated[str, Field(min_length=1, max_length=50, pattern=r"^[^\x00-\x1f\x7f]+$")]
+
+
+class AgentKey(Out):
+    participant_id: str
+    name: str
+    kind: Literal["AGENT"] = "AGENT"
+    api_key: str = Field(description="shown once; only its hash is stored")
+
+
+class Revoked(Out):
+    participant_id: str
+    revoked: int
+
+
+# --- poker -----------------------------------------------------------------------------------
+
+
+class RulesOut(Out):
+    rules_version: str
+    protocol: str = "/api/v2/poker"
+    format: Literal["markdown"] = "markdown"
+    available: list[str]
+    text: str
+
+
+class JoinBody(Body):
+    buy_in: Chips | None = Field(default=None, description="chips to bring; None: the table's maximum (ignored for ante-nl-1)")
+    auto_rebuy: bool = False
+
+
+ActionType = Literal["fold", "check", "call", "bet", "raiseTo", "allIn", "draw", "hit"]
+
+
+class ActionBody(Body):
+    """seed 004 action JSON plus the turn it is meant for. ante-nl-1: `hit` (check/call) and
+    `bet` = chips to add now; draw5-1: `draw` with `cards` to discard."""
+
+    type: ActionType
+    amount: Chips | None = None
+    cards: list[Annotated[str, Field(pattern=r"^[2-9TJQKA][cdhs]$")]] = Field(default_factory=list, max_length=5)
+    hand_id: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    turn_id: Annotated[int, Field(strict=True, ge=0, le=10**9)] | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "ActionBody":
+        if self.type in ("bet", "raiseTo") and self.amount is None:
+            raise ValueError(f"{self.type} needs an amount")
+        if self.type not in ("bet", "raiseTo") and self.amount is not None:
+            raise ValueError(f"{self.type} takes no amount")
+        if self.type != "draw" and self.cards:
+            raise ValueError("only draw takes cards")
+        return self
+
+
+class PreActionBody(Body):
+    preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
+
+
+class ChatBody(Body):
+    text: Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+class CapBody(Body):
+    scope: Scope = Scope.OWNER
+    limit: LimitName
+    cap: Annotated[int, Field(strict=True, ge=0, le=10**12)] | None
+
+
+class FreezeBody(Body):
+    scope: Scope = Scope.OWNER
+    frozen: bool = True
+    reason: Annotated[str, Field(max_length=500)] = ""
+
+
+class Loose(BaseModel):
+    """A camelCase rendering of a bus model (see the table/wallet/limits contracts)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class TableEnvelope(BaseModel):
+    table: dict[str, Any] = Field(description="seed 004 `table`: yourSeatId, hand.actorSeatId, hand.legalActions, ...")
+
+
+class CommandOut(BaseModel):
+    status: str
+    seq: int
+    seat: int | None = None
+    table: dict[str, Any] | None = None
+    replayed: bool = False
+
+
+class EventsOut(BaseModel):
+    tableId: str
+    after: int
+    lastSeq: int
+    events: list[dict[str, Any]]
+
+
+class TablesOut(BaseModel):
+    tables: list[dict[str, Any]]
+
+
+class ChatOut(BaseModel):
+    tableId: str
+    messages: list[dict[str, Any]]
+    hasMore: bool = False

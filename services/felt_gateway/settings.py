@@ -1,0 +1,18 @@
+"""Gateway settings (`FELT_GATEWAY_` prefix); the shared ones come from felt_runtime.settings."""
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class GatewaySettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="FELT_GATEWAY_", extra="ignore")
+
+    token_ttl_seconds: float = Field(default=12 * 3600, gt=0)
+    idempotency_ttl_seconds: int = Field(default=24 * 3600, gt=0)
+    longpoll_max_seconds: float = Field(default=30.0, gt=0, le=120)
+    ws_max_frame_bytes: int = Field(default=16 * 1024, gt=0)
+    ws_credits: int = Field(default=50, gt=0)  # frames a connection may send per interval (lila-ws style)
+    ws_credit_interval: float = Field(default=10.0, gt=0)
+    ws_max_tables: int = Field(default=20, gt=0)  # tables one connection may subscribe to
+    ws_auth_timeout: float = Field(default=10.0, gt=0)
+    ws_idle_timeout: float = Field(default=60.0, gt=0)  # no frame at all (not even ping) for this long: close

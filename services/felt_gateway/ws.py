@@ -1,0 +1,402 @@
+"""The WebSocket `/ws` for people (docs/protocol.md).
+
+One `Connection` per socket: authenticate (query `?token=` or a first `auth` frame), then read
+frames — each parsed into the client union of `frames.py` — and run them in order. Each
+subscribed table has a pump task: hub messages on the table's public/private subjects only
+wake it, and it fetches `GetEvents(after=last seq, viewer=me)` from the table, so what it
+sends is the table's own redaction for this viewer, numbered, without gaps. Chat messages
+are forwarded as they come. Bad frames get an `error` frame; only a flood far over the rate
+budget, a failed authentication or silence closes the socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import WebSocket
+from pydantic import ValidationError
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from felt_contracts import subjects
+from felt_contracts.chat import ChatJoin, ChatMembership, ChatMessageEvent, ChatPost, ChatPosted, ChatRole
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import GetEvents, GetView, Join, Leave, ParticipantKind, SetPreAction, Start
+from felt_gateway import frames as F
+from felt_gateway.clients import Bus, make_act
+from felt_gateway.errors import ApiError
+from felt_gateway.hub import Hub, Waker
+from felt_gateway.identity import Identity, Principal
+from felt_gateway.presence import Presence
+from felt_gateway.schemas import camel
+from felt_gateway.settings import GatewaySettings
+from felt_runtime.bus import BusError
+
+log = logging.getLogger("felt.gateway.ws")
+
+
+@dataclass
+class TableSub:
+    table_id: str
+    last_seq: int = 0
+    waker: Waker = field(default_factory=Waker)
+    task: asyncio.Task[None] | None = None
+    chat_seen: int = 0
+
+    def subjects(self, participant_id: str) -> list[str]:
+        return [
+            subjects.table_public_events(self.table_id),
+            subjects.table_seat_events(self.table_id, participant_id),
+            subjects.chat_events(self.table_id),
+        ]
+
+
+class Budget:
+    """lila-ws style credits: `credits` frames per `interval`, refilled continuously."""
+
+    def __init__(self, credits: int, interval: float) -> None:
+        self.capacity = float(credits)
+        self.rate = credits / interval
+        self.tokens = float(credits)
+        self.at = time.monotonic()
+        self.over = 0
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            self.over = 0
+            return True
+        self.over += 1
+        return False
+
+
+class Connection:
+    def __init__(self, ws: WebSocket) -> None:
+        state = ws.app.state
+        self.ws = ws
+        self.gw: GatewaySettings = state.gw
+        self.identity: Identity = state.identity
+        self.bus: Bus = state.bus
+        self.hub: Hub = state.hub
+        self.presence: Presence = state.presence
+        self.who: Principal | None = None
+        self.tables: dict[str, TableSub] = {}
+        self.lock = asyncio.Lock()
+        self.budget = Budget(self.gw.ws_credits, self.gw.ws_credit_interval)
+        self.closed = False
+
+    # --- sending --------------------------------------------------------------------------
+
+    async def send(self, frame: F.Frame) -> None:
+        if self.closed:
+            return
+        data = json.dumps(frame.dump(), separators=(",", ":"))
+        async with self.lock:
+            try:
+                await self.ws.send_text(data)
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                self.closed = True
+
+    async def error(self, code: str, message: str, *, table_id: str | None = None, request_id: str | None = None, **details: Any) -> None:
+        await self.send(F.Error(code=code, message=message, details=json.loads(json.dumps(details, default=str)), table_id=table_id, request_id=request_id))
+
+    async def close(self, code: int, reason: str = "") -> None:
+        if not self.closed:
+            self.closed = True
+            with contextlib.suppress(Exception):
+                await self.ws.close(code, reason)
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        await self.ws.accept()
+        try:
+            if not await self.authenticate():
+                return
+            await self.send(F.Hello(participant_id=self.who.participant_id, owner_id=self.who.owner_id, kind=self.who.kind,  # type: ignore[union-attr]
+                                    max_frame_bytes=self.gw.ws_max_frame_bytes, credits=self.gw.ws_credits,
+                                    credit_interval=self.gw.ws_credit_interval))
+            await self.read_loop()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self.closed = True
+            for table_id in list(self.tables):
+                await self.drop(table_id)
+
+    async def receive_text(self, timeout: float) -> str | bytes | None:
+        """The next frame's text (bytes for a binary frame); None when the socket closed."""
+        msg = await asyncio.wait_for(self.ws.receive(), timeout)
+        if msg["type"] == "websocket.disconnect":
+            return None
+        if msg.get("text") is not None:
+            return msg["text"]
+        return msg.get("bytes") or b""
+
+    async def authenticate(self) -> bool:
+        token = self.ws.query_params.get("token")
+        if not token:
+            try:
+                raw = await self.receive_text(self.gw.ws_auth_timeout)
+            except TimeoutError:
+                await self.close(F.CLOSE_AUTH_FAILED, "no auth frame in time")
+                return False
+            if raw is None:
+                return False
+            frame = self.parse_quiet(raw)
+            if not isinstance(frame, F.Auth):
+                await self.error(ErrorCode.UNAUTHORIZED, "the first frame must be {\"type\":\"auth\",\"token\":...}")
+                await self.close(F.CLOSE_AUTH_FAILED, "authentication required")
+                return False
+            token = frame.token
+        try:
+            if len(token) > 200:
+                raise ApiError(ErrorCode.UNAUTHORIZED, "credentials not recognised")
+            self.who = await self.identity.authenticate(token)
+        except ApiError as exc:
+            await self.error(exc.code, exc.message)
+            await self.close(F.CLOSE_AUTH_FAILED, "authentication failed")
+            return False
+        except BusError:
+            await self.close(1011, "dependency unavailable")
+            return False
+        return True
+
+    def parse_quiet(self, raw: str | bytes) -> F.Frame | None:
+        if isinstance(raw, bytes) or len(raw.encode()) > self.gw.ws_max_frame_bytes:
+            return None
+        try:
+            return F.CLIENT.validate_json(raw)
+        except ValidationError:
+            return None
+
+    async def read_loop(self) -> None:
+        while not self.closed:
+            try:
+                raw = await self.receive_text(self.gw.ws_idle_timeout)
+            except TimeoutError:
+                await self.close(F.CLOSE_IDLE, "idle")
+                return
+            if raw is None:
+                return
+            if not self.budget.take():
+                if self.budget.over > self.gw.ws_credits:
+                    await self.close(F.CLOSE_FLOOD, "flood")
+                    return
+                if self.budget.over == 1:
+                    await self.error(ErrorCode.THROTTLED, "too many frames; slow down", retry_after=round(1 / self.budget.rate, 3))
+                continue
+            frame = await self.parse(raw)
+            if frame is not None:
+                await self.handle(frame)
+
+    async def parse(self, raw: str | bytes) -> F.Frame | None:
+        if isinstance(raw, bytes):
+            await self.error(ErrorCode.MALFORMED, "binary frames are not accepted; send JSON text")
+            return None
+        size = len(raw.encode())
+        if size > self.gw.ws_max_frame_bytes:
+            await self.error(ErrorCode.MALFORMED, "frame too large", reason="too_large", size=size, max=self.gw.ws_max_frame_bytes)
+            return None
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            await self.error(ErrorCode.MALFORMED, "frame is not JSON", reason="not_json")
+            return None
+        request_id = data.get("requestId") if isinstance(data, dict) and isinstance(data.get("requestId"), str) else None
+        request_id = request_id[:64] if request_id else None
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            await self.error(ErrorCode.MALFORMED, "a frame is a JSON object with a string `type`", reason="no_type", request_id=request_id)
+            return None
+        if data["type"] not in F.CLIENT_TYPES:
+            await self.error(ErrorCode.MALFORMED, f"unknown frame type {data['type'][:40]!r}", reason="unknown_type", known=list(F.CLIENT_TYPES), request_id=request_id)
+            return None
+        try:
+            return F.CLIENT.validate_python(data)
+        except ValidationError as exc:
+            errors = [{"loc": [str(p) for p in e["loc"]], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+            await self.error(ErrorCode.VALIDATION, f"invalid {data['type']} frame", errors=errors, request_id=request_id)
+            return None
+
+    # --- frames ---------------------------------------------------------------------------
+
+    async def handle(self, frame: F.Frame) -> None:
+        who = self.who
+        assert who is not None
+        table_id = getattr(frame, "table_id", None)
+        request_id = getattr(frame, "request_id", None)
+        try:
+            if isinstance(frame, F.Ping):
+                await self.send(F.Pong(t=frame.t))
+            elif isinstance(frame, F.Auth):
+                await self.error(ErrorCode.CONFLICT, "already authenticated")
+            elif isinstance(frame, F.Subscribe):
+                await self.subscribe(frame)
+            elif isinstance(frame, F.Unsubscribe):
+                await self.drop(frame.table_id)
+                await self.send(F.Unsubscribed(table_id=frame.table_id, request_id=request_id))
+            elif isinstance(frame, F.ChatFrame):
+                posted: ChatPosted = await self.bus.call(subjects.CHAT_POST, ChatPost(
+                    table_id=frame.table_id, participant_id=who.participant_id, display_name=(who.name or who.participant_id)[:64],
+                    text=frame.text, **({"message_id": f"chat:{who.participant_id}:{request_id}"} if request_id else {})), ChatPosted)
+                await self.send(F.Result(command="chat", table_id=frame.table_id, status="ok", seq=posted.message.seq, request_id=request_id))
+            else:
+                command: Any
+                if isinstance(frame, F.ActFrame):
+                    command = make_act(who.participant_id, frame.action.type, frame.action.amount, frame.action.cards, frame.hand_id, frame.turn_id)
+                elif isinstance(frame, F.PreActionFrame):
+                    command = SetPreAction(participant_id=who.participant_id, preaction=frame.preaction)
+                elif isinstance(frame, F.JoinFrame):
+                    command = Join(participant_id=who.participant_id, owner_id=who.owner_id,
+                                   kind=ParticipantKind.HUMAN if who.kind == "HUMAN" else ParticipantKind.AGENT,
+                                   name=who.name[:50], buy_in=frame.buy_in, auto_rebuy=frame.auto_rebuy)
+                elif isinstance(frame, F.StartFrame):
+                    command = Start(participant_id=who.participant_id)
+                elif isinstance(frame, F.LeaveFrame):
+                    command = Leave(participant_id=who.participant_id)
+                else:  # pragma: no cover - the union is closed
+                    raise ApiError(ErrorCode.MALFORMED, "unsupported frame")
+                message_id = f"ws:{frame.type}:{who.participant_id}:{request_id}"[:200] if request_id else None
+                result = await self.bus.table(frame.table_id, command, message_id=message_id)  # type: ignore[arg-type]
+                if isinstance(frame, F.JoinFrame):
+                    await self.chat_join(frame.table_id, ChatRole.SEATED)
+                await self.send(F.Result(command=frame.type, table_id=frame.table_id, status=result.status, seq=result.seq, seat=result.seat, request_id=request_id))
+        except BusError as exc:
+            await self.error(exc.code.value, exc.message, table_id=table_id, request_id=request_id, **exc.details)
+        except ApiError as exc:
+            await self.error(exc.code, exc.message, table_id=table_id, request_id=request_id, **exc.details)
+        except ValidationError as exc:
+            await self.error(ErrorCode.VALIDATION, "invalid command", table_id=table_id, request_id=request_id, errors=str(exc)[:500])
+
+    async def chat_join(self, table_id: str, role: ChatRole) -> None:
+        assert self.who is not None
+        with contextlib.suppress(BusError):
+            await self.bus.call(subjects.CHAT_JOIN, ChatJoin(table_id=table_id, participant_id=self.who.participant_id, role=role), ChatMembership, timeout=2)
+
+    # --- table subscriptions --------------------------------------------------------------
+
+    async def subscribe(self, frame: F.Subscribe) -> None:
+        who = self.who
+        assert who is not None
+        tid = frame.table_id
+        if tid in self.tables:
+            await self.drop(tid)
+        if len(self.tables) >= self.gw.ws_max_tables:
+            raise ApiError(ErrorCode.CONFLICT, f"at most {self.gw.ws_max_tables} tables per connection", reason="too_many_tables")
+        sub = TableSub(tid)
+        sub.waker.keep = True
+        for s in sub.subjects(who.participant_id):
+            await self.hub.add(s, sub.waker)
+        self.tables[tid] = sub
+        try:
+            replayed = await self.resync(sub, frame.last_seq)
+        except BaseException:
+            await self.drop(tid, presence=False)
+            raise
+        await self.send(F.Subscribed(table_id=tid, seq=sub.last_seq, replayed=replayed, request_id=frame.request_id))
+        sub.task = asyncio.create_task(self.pump(sub), name=f"ws-pump-{tid}")
+        await self.presence.opened(tid, who.participant_id)
+        await self.chat_join(tid, ChatRole.WATCHING)
+
+    async def resync(self, sub: TableSub, last_seq: int | None) -> int:
+        """Replay events after `last_seq` when the table still has them all; else a snapshot."""
+        assert self.who is not None
+        if last_seq is not None:
+            result = await self.bus.table(sub.table_id, GetEvents(after_seq=last_seq, viewer=self.who.participant_id, limit=5000))
+            contiguous = (not result.events and result.seq == last_seq) or (result.events and result.events[0].seq == last_seq + 1 and result.events[-1].seq >= result.seq)
+            if contiguous:
+                sub.last_seq = last_seq
+                for ev in result.events:
+                    await self.send_event(sub, ev)
+                return len(result.events)
+        view = (await self.bus.table(sub.table_id, GetView(viewer=self.who.participant_id))).view
+        assert view is not None
+        sub.last_seq = view.seq
+        await self.send(F.Snapshot(table_id=sub.table_id, seq=view.seq, table=camel(view)))
+        return 0
+
+    async def send_event(self, sub: TableSub, ev: Any) -> None:
+        if ev.seq <= sub.last_seq:
+            return
+        sub.last_seq = ev.seq
+        await self.send(F.EventFrame(table_id=sub.table_id, seq=ev.seq, event=camel(ev)))
+
+    async def pump(self, sub: TableSub) -> None:
+        assert self.who is not None
+        chat_subject = subjects.chat_events(sub.table_id)
+        try:
+            while not self.closed:
+                await sub.waker.event.wait()
+                sub.waker.event.clear()
+                messages, sub.waker.messages = sub.waker.messages, []
+                table_changed = False
+                for subject, data in messages:
+                    if subject == chat_subject:
+                        await self.forward_chat(sub, data)
+                    else:
+                        table_changed = True
+                if table_changed:
+                    await self.catch_up(sub)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - one table's pump never takes the connection down
+            log.exception("pump failed", extra={"table_id": sub.table_id})
+            await self.error(ErrorCode.UNAVAILABLE, "table feed interrupted; subscribe again with lastSeq", table_id=sub.table_id)
+
+    async def catch_up(self, sub: TableSub) -> None:
+        assert self.who is not None
+        while True:
+            try:
+                result = await self.bus.table(sub.table_id, GetEvents(after_seq=sub.last_seq, viewer=self.who.participant_id, limit=500))
+            except BusError as exc:
+                await self.error(exc.code.value, "could not fetch table events; they will follow", table_id=sub.table_id)
+                await asyncio.sleep(0.5)
+                sub.waker.event.set()
+                return
+            for ev in result.events:
+                await self.send_event(sub, ev)
+            if len(result.events) < 500:
+                return
+
+    async def forward_chat(self, sub: TableSub, data: bytes) -> None:
+        try:
+            event = ChatMessageEvent.model_validate_json(data)
+        except ValidationError:
+            return
+        if event.message.seq <= sub.chat_seen:
+            return
+        sub.chat_seen = event.message.seq
+        await self.send(F.ChatMessageFrame(table_id=sub.table_id, message=camel(event.message)))
+
+    async def drop(self, table_id: str, *, presence: bool = True) -> None:
+        sub = self.tables.pop(table_id, None)
+        if sub is None or self.who is None:
+            return
+        if sub.task is not None:
+            sub.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sub.task
+        for s in sub.subjects(self.who.participant_id):
+            await self.hub.remove(s, sub.waker)
+        if presence and sub.task is not None:
+            await self.presence.closed(table_id, self.who.participant_id)
+
+
+async def endpoint(ws: WebSocket) -> None:
+    conn = Connection(ws)
+    ws.app.state.connections.add(conn)
+    try:
+        await conn.run()
+    finally:
+        ws.app.state.connections.discard(conn)
+        if ws.application_state != WebSocketState.DISCONNECTED:
+            with contextlib.suppress(Exception):
+                await ws.close()
