@@ -6,7 +6,7 @@ import logging
 
 from faststream import AckPolicy
 from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
-from nats.js.api import DeliverPolicy
+from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import ValidationError
 
 from felt_contracts import subjects
@@ -65,7 +65,8 @@ def register(broker: NatsBroker, limits: Limits) -> None:
         stream=JStream(subjects.WALLET_EVENTS_STREAM, declare=False),
         durable=limits.settings.consumer,
         deliver_policy=policy,
-        pull_sub=PullSub(batch_size=50, timeout=1.0),
+        pull_sub=PullSub(batch_size=20, timeout=1.0),
+        config=ConsumerConfig(ack_wait=limits.settings.ack_wait_seconds),  # redelivery after a crash
         ack_policy=AckPolicy.NACK_ON_ERROR,
         title="wallet transfer events -> limits counters",
     )

@@ -23,6 +23,8 @@ class LimitsSettings(BaseSettings):
     raise_cooloff_seconds: float = Field(default=24 * 3600, ge=0)
     #: The durable JetStream consumer name on the wallet's transfer stream.
     consumer: str = "felt-limits"
+    #: Unacknowledged events (e.g. pulled by a replica that crashed) are redelivered after this.
+    ack_wait_seconds: float = Field(default=10.0, gt=0)
     #: Where a new durable consumer starts: `all` (production) or `new`.
     deliver_policy: str = "all"
     #: Tests only: read "now" from this file (ISO datetime) instead of the system clock.
