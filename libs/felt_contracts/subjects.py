@@ -56,6 +56,7 @@ def timer_bank_started(owner: str) -> str:
 # --- table: hand state, one actor per table ----------------------------------------------
 TABLE_QUEUE = "felt-table"
 TABLE_LIST = "felt.table.list"
+TABLE_CREATE = "felt.table.create"  # operators: create a table
 
 
 def table_command(table_id: str) -> str:
@@ -80,6 +81,8 @@ def table_seat_events(table_id: str, participant_id: str) -> str:
 CHAT_QUEUE = "felt-chat"
 CHAT_POST = "felt.chat.post"
 CHAT_HISTORY = "felt.chat.history"
+CHAT_JOIN = "felt.chat.join"  # membership: seated or watching (ChatJoin)
+CHAT_LEAVE = "felt.chat.leave"  # membership: neither any more (ChatLeave)
 
 
 def chat_events(table_id: str) -> str:

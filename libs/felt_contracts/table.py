@@ -1,0 +1,441 @@
+"""Table messages: the lobby, every command a player (through the gateway) sends to a table,
+the per-viewer snapshot, the numbered table events and the hand history.
+
+Subjects (felt_contracts.subjects):
+- `TABLE_LIST` (request/reply): `ListTables` -> `TableList`.
+- `TABLE_CREATE` (request/reply, operators): `CreateTable` -> `TableSummary`.
+- `table_command(table_id)` (request/reply): `TableRequest` (one of the commands below in
+  `command`, discriminated by `type`) -> `TableResult`. Every command of a table goes through
+  that table's one ordered queue (the actor).
+- `table_public_events(table_id)`: `TableEvent` with `private=False` (never private cards).
+- `table_seat_events(table_id, participant_id)`: `TableEvent` with `private=True`: the same
+  numbered event as that participant may see it (own hole cards, own draw, the legal actions
+  on their turn, their pre-action). A private event carries the `seq` of the public event it
+  belongs to, or a `seq` of its own for private-only events (`preaction`): a client keeps the
+  highest `seq` seen on either subject and fills gaps with `GetEvents`.
+
+Identity: `participant_id` is the authenticated participant (also its wallet account id);
+the gateway sets it from the credentials, never from the client's body. `owner_id` and
+`kind` come from authentication too (admission).
+
+Amounts follow the table's profile: `bet`/`raiseTo` are total street commitments (nlhe-1,
+draw5-1, plhe-1); in `ante-nl-1` use `hit` (check/call) and `bet` = chips to add now.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from felt_contracts.base import Event, Message, Request
+
+#: table ids are NATS subject tokens
+TableId = Annotated[str, Field(min_length=1, max_length=64)]  # [a-z0-9][a-z0-9_-]* (checked by the table service)
+ParticipantId = Annotated[str, Field(min_length=1, max_length=200)]
+Chips = Annotated[int, Field(strict=True, ge=0, le=10**12)]
+PositiveChips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
+Seconds = Annotated[float, Field(gt=0, le=3600, allow_inf_nan=False)]
+Card = Annotated[str, Field(max_length=2)]  # "As", "Td" (checked by the table service)
+
+
+class Admission(StrEnum):
+    AGENTS_ONLY = "AGENTS_ONLY"
+    HUMANS_ONLY = "HUMANS_ONLY"
+    MIXED = "MIXED"
+
+
+class ParticipantKind(StrEnum):
+    AGENT = "agent"
+    HUMAN = "human"
+
+
+class StartMode(StrEnum):
+    EXPLICIT = "explicit"  # a seated participant starts the hand when >= 2 eligible players are ready
+    AUTO = "auto"  # dealt automatically after the intermission
+
+
+class TableConfig(Message):
+    """A table's configuration (lobby data). `rules_version` names the engine profile. The table
+    service checks it (id `[a-z0-9][a-z0-9_-]{0,63}`, stakes against the profile, 2..10 seats,
+    positive durations) and refuses a bad one with `malformed`."""
+
+    table_id: str
+    name: str = ""
+    rules_version: str  # nlhe-1, plhe-1, flhe-1, ante-nl-1, draw5-1
+    structure: Literal["no-limit", "pot-limit", "fixed-limit"] | None = None  # None: the profile's default
+    small_blind: int = 0
+    big_blind: int = 0
+    ante: int = 0
+    min_buy_in: int | None = None  # None for profiles where the account balance plays (ante-nl-1)
+    max_buy_in: int | None = None
+    seats: int = 9  # 2..10 within the profile (checked by the table service)
+    admission: Admission = Admission.MIXED
+    start_mode: StartMode = StartMode.EXPLICIT
+    auto_rebuy: bool = False  # the table allows auto-rebuy (seed 002)
+    turn_seconds: float | None = None  # None: the service setting  # None: the service setting
+    intermission_seconds: float | None = None
+
+
+class SeatSummary(Message):
+    seat: int
+    participant_id: str
+    kind: ParticipantKind
+    name: str = ""
+    stack: int  # table stack (ante-nl-1: the account's available balance when last read)
+    status: Literal["playing", "waiting", "sitting_out", "leaving"]
+    ready: bool = False
+    connected: bool = True
+
+
+class TableSummary(Message):
+    config: TableConfig
+    players: int
+    hand_running: bool
+    hand_id: str | None = None
+    last_seq: int = 0
+
+
+# --- lobby ------------------------------------------------------------------------------------
+
+
+class ListTables(Request):
+    """On `TABLE_LIST`: every table this service owns."""
+
+    kind: ParticipantKind | None = None  # given: only tables admitting this kind
+
+
+class TableList(Message):
+    tables: list[TableSummary]
+
+
+class CreateTable(Request):
+    """On `TABLE_CREATE` (operators): create a table; conflict if the id exists."""
+
+    config: TableConfig
+
+
+# --- commands (inside TableRequest.command, discriminated by `type`) ------------------------
+
+
+class Join(Message):
+    """Take a server-assigned seat. Buy-in tables reserve `buy_in` through the wallet (after
+    limits allow it); ante-nl-1 takes no buy-in (the balance plays). During a hand the new
+    player waits until the next deal. One participant per owner per table; one active table
+    session per participant."""
+
+    type: Literal["join"] = "join"
+    participant_id: ParticipantId
+    owner_id: ParticipantId
+    kind: ParticipantKind
+    name: Annotated[str, Field(max_length=50)] = ""
+    buy_in: PositiveChips | None = None  # None: the table's maximum buy-in (ignored for ante-nl-1)
+    auto_rebuy: bool = False  # only where the table allows it
+
+
+class Ready(Message):
+    """Explicit-start tables: say you are ready (or not) for the next hand."""
+
+    type: Literal["ready"] = "ready"
+    participant_id: ParticipantId
+    ready: bool = True
+
+
+class Start(Message):
+    """Explicit-start tables: a seated participant starts the hand (marks them ready too).
+    Refused (`conflict`, details.reason=`not_enough_ready`) unless >= 2 eligible players are ready."""
+
+    type: Literal["start"] = "start"
+    participant_id: ParticipantId
+
+
+class Act(Message):
+    """Act on your turn. `bet`/`raiseTo` need `amount`; `draw` takes `cards` to discard (none =
+    stand pat); the others take nothing. ante-nl-1: `hit` (check/call), `bet` = chips to add now. `hand_id`/`turn_id`/`seat`, when given, must match the current turn
+    (a stale client gets `hand_closed` / `stale_turn` / `forbidden` and nothing changes)."""
+
+    type: Literal["act"] = "act"
+    participant_id: ParticipantId
+    action: Literal["fold", "check", "call", "bet", "raiseTo", "allIn", "draw", "hit"]
+    amount: PositiveChips | None = None  # bet/raiseTo only (ante-nl-1 bet: chips to add now)
+    cards: Annotated[tuple[Card, ...], Field(max_length=5)] = ()  # draw only: the cards to discard
+    hand_id: Annotated[str, Field(max_length=200)] | None = None
+    turn_id: Annotated[int, Field(ge=0)] | None = None
+    seat: Annotated[int, Field(ge=0, le=20)] | None = None
+
+
+class SetPreAction(Message):
+    """Seed 002 checkboxes for the current hand: check_fold, fold, call_any, raise_any (None clears)."""
+
+    type: Literal["preaction"] = "preaction"
+    participant_id: ParticipantId
+    preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
+
+
+class SetAutoRebuy(Message):
+    type: Literal["auto_rebuy"] = "auto_rebuy"
+    participant_id: ParticipantId
+    enabled: bool
+
+
+class SitOut(Message):
+    """Stop being dealt in (from the next hand); keep the seat."""
+
+    type: Literal["sit_out"] = "sit_out"
+    participant_id: ParticipantId
+
+
+class SitIn(Message):
+    """Return from sitting out."""
+
+    type: Literal["sit_in"] = "sit_in"
+    participant_id: ParticipantId
+
+
+class Leave(Message):
+    """Leave the table. Mid-hand the profile's policy applies (nlhe-1: check/fold queued on
+    your turns; ante-nl-1: immediate fold); the stack is cashed out once the hand settles."""
+
+    type: Literal["leave"] = "leave"
+    participant_id: ParticipantId
+
+
+class Disconnect(Message):
+    """The gateway lost the participant's last connection: the grace deadline starts."""
+
+    type: Literal["disconnect"] = "disconnect"
+    participant_id: ParticipantId
+
+
+class Reconnect(Message):
+    type: Literal["reconnect"] = "reconnect"
+    participant_id: ParticipantId
+
+
+class Show(Message):
+    """After the hand: show your cards voluntarily."""
+
+    type: Literal["show"] = "show"
+    participant_id: ParticipantId
+
+
+class GetView(Message):
+    """The current snapshot as `viewer` may see it (None: spectator)."""
+
+    type: Literal["view"] = "view"
+    viewer: ParticipantId | None = None
+
+
+class GetEvents(Message):
+    """Events with `seq > after_seq`, as `viewer` may see them (fill gaps after a reconnect)."""
+
+    type: Literal["events"] = "events"
+    after_seq: Annotated[int, Field(ge=0)] = 0
+    viewer: ParticipantId | None = None
+    limit: Annotated[int, Field(ge=1, le=5000)] = 500
+
+
+class GetHand(Message):
+    """One finished hand as `viewer` may see it; `format="phh"` also fills `HandHistory.phh`."""
+
+    type: Literal["hand"] = "hand"
+    hand_id: str = Field(min_length=1, max_length=200)
+    viewer: ParticipantId | None = None
+    format: Literal["json", "phh"] = "json"
+
+
+class ListHands(Message):
+    """Finished hands of this table, newest first (optionally only those `participant_id` played)."""
+
+    type: Literal["hands"] = "hands"
+    participant_id: ParticipantId | None = None
+    limit: Annotated[int, Field(ge=1, le=500)] = 50
+
+
+TableCommand = Annotated[
+    Join | Ready | Start | Act | SetPreAction | SetAutoRebuy | SitOut | SitIn | Leave
+    | Disconnect | Reconnect | Show | GetView | GetEvents | GetHand | ListHands,
+    Field(discriminator="type"),
+]
+
+
+class TableRequest(Request):
+    """On `table_command(table_id)`: one command for one table."""
+
+    table_id: TableId
+    command: TableCommand
+
+
+# --- views ------------------------------------------------------------------------------------
+
+
+class Bounds(Message):
+    min: int
+    max: int
+
+
+class LegalActions(Message):
+    """seed 004 `legalActions`: None / False = unavailable. `call`/`all_in` are chips to add now;
+    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed."""
+
+    fold: bool = False
+    check: bool = False
+    call: int | None = None
+    bet: Bounds | None = None
+    raise_to: Bounds | None = None
+    all_in: int | None = None
+    draw: Bounds | None = None
+
+
+class HandSeat(Message):
+    seat: int
+    participant_id: str | None = None
+    stack: int
+    bet: int
+    committed: int
+    folded: bool
+    all_in: bool
+    card_count: int
+    cards: list[str] | None = None  # only your own, or revealed ones
+    shown: bool = False
+    leaving: bool = False
+    payout: int | None = None
+
+
+class HandView(Message):
+    """seed 004 `table.hand`: `actor_seat_id` = actorSeatId, `legal_actions` = legalActions
+    (yours, on your turn; None otherwise), `hole_cards` = your cards."""
+
+    hand_id: str
+    rules_version: str
+    structure: str
+    street: str
+    phase: Literal["betting", "draw", "over"]
+    button: int
+    small_blind_seat: int | None = None
+    big_blind_seat: int | None = None
+    board: list[str]
+    pot: int
+    to_match: int
+    actor_seat_id: int | None = None
+    turn_id: int
+    deadline: datetime | None = None  # the current turn's deadline
+    seats: list[HandSeat]
+    hole_cards: list[str] | None = None
+    legal_actions: LegalActions | None = None
+    preaction: str | None = None
+    showdown: bool | None = None
+
+
+class TableView(Message):
+    """seed 004 `table`: `your_seat_id` = yourSeatId (None: not seated / spectator)."""
+
+    table_id: str
+    rules_version: str
+    config: TableConfig
+    seq: int  # the last event number this view includes
+    your_seat_id: int | None = None
+    seats: tuple[SeatSummary, ...] = ()
+    hand: HandView | None = None
+    next_hand_at: datetime | None = None  # auto-start tables: end of the intermission
+
+
+# --- events -----------------------------------------------------------------------------------
+
+
+class TurnInfo(Message):
+    """Carried by every event that starts a turn."""
+
+    hand_id: str
+    turn_id: int
+    seat: int
+    participant_id: str | None = None
+    deadline: datetime | None = None
+    legal_actions: LegalActions
+
+
+class TableEvent(Event):
+    """One numbered table event. `kind` is one of:
+    table: seated, waiting, ready, sit_out, sit_in, left, disconnected, reconnected, rebuy,
+      auto_rebuy, session_closed, table_reset, hand_cancelled, start_refused;
+    hand (engine operations, same names): hand_start, post_ante, post_blind, deal_hole,
+      deal_board, street, fold, check, call, bet, raise, draw, show, award, hand_end;
+    turn (a turn starts: `turn` is set); preaction (private only).
+    `cards` of `deal_hole`/`draw` are set only in the owner's private copy."""
+
+    table_id: str
+    seq: int
+    kind: str
+    private: bool = False
+    hand_id: str | None = None
+    at: datetime
+    seat: int | None = None
+    participant_id: str | None = None
+    amount: int = 0
+    to: int | None = None
+    cards: tuple[str, ...] = ()
+    discarded: tuple[str, ...] = ()
+    street: str | None = None
+    all_in: bool = False
+    pot: int | None = None
+    detail: str = ""
+    turn: TurnInfo | None = None
+    stacks: dict[str, int] | None = None  # seat (as text) -> stack, on hand_start/hand_end
+
+
+# --- hand history -----------------------------------------------------------------------------
+
+
+class HandSummary(Message):
+    hand_id: str
+    table_id: str
+    rules_version: str
+    status: Literal["settled", "cancelled"]
+    started_at: datetime
+    ended_at: datetime
+    seats: dict[str, str]  # seat (as text) -> participant_id
+    pot: int
+    showdown: bool = False
+
+
+class HandOperation(Message):
+    kind: str
+    seat: int | None = None
+    amount: int = 0
+    to: int | None = None
+    cards: tuple[str, ...] = ()
+    discarded: tuple[str, ...] = ()
+    street: str | None = None
+    all_in: bool = False
+    pot: int | None = None
+    detail: str = ""
+
+
+class HandHistory(Message):
+    summary: HandSummary
+    button: int
+    starting_stacks: dict[str, int]  # seat -> chips
+    final_stacks: dict[str, int]
+    board: list[str]
+    operations: list[HandOperation]  # redacted for the viewer
+    phh: str | None = None  # PHH (TOML) text, redacted for the viewer, when format="phh"
+
+
+# --- the one result --------------------------------------------------------------------------
+
+
+class TableResult(Message):
+    """The reply to every `TableRequest`. `seq` is the table's last event number after the
+    command. Commands fill what they produce: `seat` (join), `status` (join: seated|waiting;
+    start: started; leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
+
+    table_id: str
+    seq: int
+    status: str = "ok"
+    seat: int | None = None
+    view: TableView | None = None
+    events: tuple[TableEvent, ...] = ()
+    hands: tuple[HandSummary, ...] = ()
+    hand: HandHistory | None = None
