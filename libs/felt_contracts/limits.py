@@ -64,8 +64,8 @@ class LimitsCheck(Request):
 
 
 class LimitsDecision(Message):
-    """An allowed check. `headroom`: per limit, the least remaining headroom over the scopes
-    after this request (None = no cap)."""
+    """An allowed check. `headroom`: per limit checked, the least `cap - used` over the scopes,
+    now, before this request (None = no cap)."""
 
     allowed: bool = True
     kind: CheckKind
