@@ -1,0 +1,4 @@
+from felt_chat.app import build
+from felt_runtime.service import main
+
+main("chat", build)
