@@ -6,7 +6,9 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test install docs bench clean
 
-$(STAMP): pyproject.toml
+# Reinstall when the dependencies or the set of packages change (an editable install maps
+# the packages it found at install time).
+$(STAMP): pyproject.toml $(wildcard libs/*/__init__.py services/*/__init__.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[dev]"
