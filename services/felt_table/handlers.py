@@ -1,0 +1,52 @@
+"""Bus handlers: lobby, create-table, every table command (one wildcard subscription), timer fires."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from faststream.nats import NatsMessage
+from pydantic import ValidationError
+
+from felt_contracts import subjects
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import CreateTable, ListTables, TableList, TableRequest, TableResult, TableSummary
+from felt_contracts.timer import TimerFired
+from felt_runtime.bus import BusError, responder
+from felt_table.actor import Fired
+from felt_table.rooms import Rooms
+
+log = logging.getLogger("felt.table.handlers")
+
+
+def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
+    q = subjects.TABLE_QUEUE
+
+    @responder(broker, subjects.TABLE_LIST, ListTables, queue=q)
+    async def list_tables(req: ListTables) -> TableList:
+        """The lobby: every table with its configuration and occupancy."""
+        return TableList(tables=tuple(rooms.summaries(req.kind)))
+
+    @responder(broker, subjects.TABLE_CREATE, CreateTable, queue=q)
+    async def create_table(req: CreateTable) -> TableSummary:
+        """Operators: create a table (persisted; reset like the others on restart)."""
+        return await rooms.create(req.config)
+
+    @responder(broker, subjects.table_command("*"), TableRequest, queue=q)
+    async def table_command(req: TableRequest) -> TableResult:
+        """One command for one table, run in that table's ordered queue."""
+        actor = rooms.actors.get(req.table_id)
+        if actor is None:
+            raise BusError(ErrorCode.NOT_FOUND, "unknown table", table_id=req.table_id)
+        return await actor.submit(req.command)
+
+    @broker.subscriber(subjects.timer_fired(timer_owner), queue=q, title="timer fired -> table queue")
+    async def fired(msg: NatsMessage) -> None:
+        try:
+            ev = TimerFired.model_validate_json(msg.body)
+        except ValidationError:
+            log.warning("malformed timer event ignored")
+            return
+        actor = rooms.actors.get(str(ev.payload.get("table_id")))
+        if actor is not None:
+            actor.submit_nowait(Fired(dict(ev.payload)))

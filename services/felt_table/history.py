@@ -1,0 +1,112 @@
+"""Finished hands: the stored record, per-viewer JSON and PHH (via felt_engine.phh)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from felt_contracts.table import HandHistory, HandOperation, HandSummary
+from felt_engine import phh
+from felt_engine.cards import card_str
+from felt_engine.profiles import bet_unit
+from felt_engine.state import HandState
+
+
+def record_of(st: HandState, table_id: str, status: str, participants: dict[int, str], started_at: str,
+              ended_at: str) -> dict[str, Any]:
+    """Everything needed later (private cards included; redacted when read)."""
+    return {
+        "hand_id": st.hand_id, "table_id": table_id, "rules_version": st.rules_version, "status": status,
+        "game": st.profile.game, "structure": st.structure.value, "blinds": st.profile.blinds,
+        "small_blind": st.stakes.small_blind, "big_blind": st.stakes.big_blind, "ante": st.stakes.ante,
+        "bet_unit": bet_unit(st.profile, st.stakes),
+        "seats": list(st.seats), "button": st.button_seat,
+        "participants": {str(s): p for s, p in participants.items()},
+        "starting_stacks": list(st.starting_stacks), "final_stacks": list(st.stacks),
+        "board": [card_str(c) for c in st.board], "pot": sum(st.contrib), "showdown": st.showdown,
+        "started_at": started_at, "ended_at": ended_at,
+        "operations": [op.to_dict() for op in st.operations if op.kind != "burn"],
+    }
+
+
+def _visible(op: dict[str, Any], viewer_seat: int | None) -> dict[str, Any]:
+    d = dict(op)
+    d["cards"] = [card_str(c) for c in op["cards"]]
+    d["discarded"] = [card_str(c) for c in op["discarded"]]
+    own = viewer_seat is not None and op["seat"] == viewer_seat
+    if op["kind"] == "deal_hole" and not own:
+        d["cards"], d["amount"] = [], len(op["cards"])
+    elif op["kind"] == "draw" and not own:
+        d["cards"], d["discarded"] = [], []
+    return d
+
+
+def to_phh(rec: dict[str, Any], viewer_seat: int | None) -> str:
+    seats = rec["seats"]
+    n = len(seats)
+    b = seats.index(rec["button"])
+    order = [seats[(b + 1 + k) % n] for k in range(n)]
+    idx = {s: i for i, s in enumerate(order)}
+    variant, extra = phh.variant_for(rec["game"], rec["structure"])
+    blinds = [0] * n
+    if rec["blinds"]:
+        blinds[0], blinds[1 % n] = rec["small_blind"], rec["big_blind"]
+    stacks = dict(zip(seats, rec["starting_stacks"]))
+    finals = dict(zip(seats, rec["final_stacks"]))
+    actions: list[str] = []
+    draws: list[tuple[int, list[str], list[str]]] = []
+
+    def flush() -> None:
+        if draws:
+            actions.extend(phh.draw_round(draws))
+            draws.clear()
+
+    for op in rec["operations"]:
+        kind, seat = op["kind"], op["seat"]
+        cards = [card_str(c) for c in op["cards"]]
+        if kind != "draw":
+            flush()
+        if kind == "deal_hole":
+            actions.append(phh.deal_hole(idx[seat], cards))
+        elif kind == "deal_board":
+            actions.append(phh.deal_board(cards))
+        elif kind == "fold":
+            actions.append(phh.fold(idx[seat]))
+        elif kind in ("check", "call"):
+            actions.append(phh.check_call(idx[seat]))
+        elif kind in ("bet", "raise"):
+            actions.append(phh.bet_raise_to(idx[seat], op["to"]))
+        elif kind == "draw":
+            draws.append((idx[seat], [card_str(c) for c in op["discarded"]], cards))
+        elif kind == "show":
+            actions.append(phh.show(idx[seat], cards))
+    flush()
+    fixed = rec["structure"] == "fixed-limit"
+    unit = rec["bet_unit"]
+    hand = phh.PhhHand(
+        variant=variant, antes=[rec["ante"]] * n, blinds=blinds, min_bet=None if fixed else unit,
+        starting_stacks=[stacks[s] for s in order], players=[rec["participants"].get(str(s), f"seat{s}") for s in order],
+        actions=actions, small_bet=unit if fixed else None, big_bet=2 * unit if fixed else None,
+        extra={**extra, "hand": rec["hand_id"], "table": rec["table_id"], "seats": [int(s) for s in order],
+               "finishing_stacks": [finals[s] for s in order], "_felt_rules_version": rec["rules_version"]},
+    )
+    viewer_index = idx.get(viewer_seat) if viewer_seat is not None else None
+    return phh.to_phh(phh.redact(hand, viewer_index))
+
+
+def summary(rec: dict[str, Any]) -> HandSummary:
+    return HandSummary(hand_id=rec["hand_id"], table_id=rec["table_id"], rules_version=rec["rules_version"],
+                       status=rec["status"], started_at=rec["started_at"], ended_at=rec["ended_at"],
+                       seats=rec["participants"], pot=rec["pot"], showdown=rec["showdown"])
+
+
+def history(rec: dict[str, Any], viewer: str | None, fmt: str) -> HandHistory:
+    viewer_seat = next((int(s) for s, p in rec["participants"].items() if viewer is not None and p == viewer), None)
+    return HandHistory(
+        summary=summary(rec), button=rec["button"],
+        starting_stacks={str(s): v for s, v in zip(rec["seats"], rec["starting_stacks"])},
+        final_stacks={str(s): v for s, v in zip(rec["seats"], rec["final_stacks"])},
+        board=tuple(rec["board"]),
+        operations=tuple(HandOperation(**{k: v for k, v in _visible(op, viewer_seat).items() if k != "allIn"},
+                                       all_in=op["allIn"]) for op in rec["operations"]),
+        phh=to_phh(rec, viewer_seat) if fmt == "phh" else None,
+    )

@@ -1,0 +1,49 @@
+"""All tables this process owns: their actors, created at start (after the restart policy)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import Admission, ParticipantKind, TableConfig, TableSummary
+from felt_runtime.bus import BusError
+from felt_table.actor import Deps, TableActor
+from felt_table.lobby import check_config
+
+
+class Rooms:
+    def __init__(self, deps: Deps) -> None:
+        self.deps = deps
+        self.actors: dict[str, TableActor] = {}
+
+    async def open(self, config: TableConfig) -> TableActor:
+        deps = Deps(self.deps.broker, self.deps.store, self.deps.settings, self.deps.registry,
+                    last_seq=await self.deps.store.last_seq(config.table_id))
+        actor = TableActor(config, deps)
+        await actor.reset()
+        actor.start()
+        self.actors[config.table_id] = actor
+        return actor
+
+    async def create(self, config: TableConfig) -> TableSummary:
+        problem = check_config(config)
+        if problem:
+            raise BusError(ErrorCode.MALFORMED, problem)
+        if config.table_id in self.actors:
+            raise BusError(ErrorCode.CONFLICT, "a table with this id exists", table_id=config.table_id)
+        await self.deps.store.add_table(config.table_id, config.model_dump_json(), datetime.now(UTC))
+        return (await self.open(config)).summary()
+
+    def summaries(self, kind: ParticipantKind | None) -> list[TableSummary]:
+        out = []
+        for a in self.actors.values():
+            adm = a.config.admission
+            if kind is not None and adm is not Admission.MIXED and (
+                    (adm is Admission.AGENTS_ONLY) != (kind is ParticipantKind.AGENT)):
+                continue
+            out.append(a.summary())
+        return out
+
+    async def stop(self) -> None:
+        for a in self.actors.values():
+            await a.stop()
