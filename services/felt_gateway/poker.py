@@ -226,10 +226,10 @@ async def _hand(request: Request, who: Principal, hand_id: str, table_id: str | 
 
 
 def _table_of(hand_id: str) -> str | None:
-    """Hand ids are `<table_id>:<n>`-like when the table names them so; otherwise None."""
-    for sep in (":", "/"):
-        if sep in hand_id:
-            return hand_id.split(sep, 1)[0]
+    """The table names hands `<table_id>-<16 hex>`; otherwise None (pass `tableId`)."""
+    head, sep, tail = hand_id.rpartition("-")
+    if sep and head and len(tail) == 16 and all(c in "0123456789abcdef" for c in tail):
+        return head
     return None
 
 

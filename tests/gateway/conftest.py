@@ -74,7 +74,7 @@ def stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, tmp_pat
 
 def extra_env(name: str) -> dict[str, str]:
     if name == "table":
-        return {"FELT_TABLE_DEMO_TABLES": "1"}
+        return {"FELT_TABLE_DEFAULT_TABLES": "false", "FELT_TABLE_TURN_SECONDS": "20", "FELT_TABLE_GRACE_SECONDS": "10"}
     return {}
 
 
