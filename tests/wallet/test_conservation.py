@@ -18,7 +18,8 @@ from felt_runtime.bus import BusError, call
 from felt_wallet.store import hands
 from tests.wallet.conftest import check_invariants
 
-DURATION = 15.0  # seconds of load per database
+TARGET = 2500  # commands per database: a count, not a duration, so a slow machine does not weaken the test
+SAFETY = 240.0  # seconds: give up (and fail) rather than hang
 EXPECTED = {ErrorCode.CONFLICT, ErrorCode.HAND_CLOSED, ErrorCode.CHIPS_IN_PLAY, ErrorCode.INSUFFICIENT_FUNDS,
             ErrorCode.INVALID_AMOUNT, ErrorCode.NOT_FOUND}
 
@@ -31,7 +32,7 @@ async def test_random_concurrent_commands_conserve_every_chip(wallet) -> None:
     for p in players:
         await call(c, s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=p, owner_id=f"o{int(p[1:]) % 5}"), AccountOpened)
     stats = {"sent": 0, "ok": 0, "refused": 0}
-    deadline = time.monotonic() + DURATION
+    deadline = time.monotonic() + SAFETY
 
     async def send(subject, req, model):
         stats["sent"] += 1
@@ -46,7 +47,7 @@ async def test_random_concurrent_commands_conserve_every_chip(wallet) -> None:
 
     async def table_client(table: str, r: random.Random) -> None:
         hand_no = 0
-        while time.monotonic() < deadline:
+        while stats["sent"] < TARGET and time.monotonic() < deadline:
             seated = r.sample(players, r.randint(2, 4))
             for p in seated:
                 await send(s.WALLET_BUY_IN, BuyIn(account_id=p, table_id=table, amount=r.randint(10, 120),
@@ -88,7 +89,7 @@ async def test_random_concurrent_commands_conserve_every_chip(wallet) -> None:
                                                       amount="all" if r.random() < 0.5 else r.randint(1, 60)), CashOutResult)
 
     async def restarter(r: random.Random) -> None:
-        while time.monotonic() < deadline:
+        while stats["sent"] < TARGET and time.monotonic() < deadline:
             await asyncio.sleep(r.uniform(0.5, 1.5))
             await send(s.WALLET_CANCEL_TABLE, CancelTable(table_id=r.choice(tables)), TableCancelled)
 
@@ -100,4 +101,4 @@ async def test_random_concurrent_commands_conserve_every_chip(wallet) -> None:
         await call(c, s.WALLET_CANCEL_HAND, CancelHand(table_id=table_id, hand_id=hand_id), HandOutcome)
     totals = await check_invariants(wallet.engine)
     assert totals == {"grants": 200 * len(players), "open_hands": 0}
-    assert stats["sent"] > 1000 and stats["ok"] > 500 and stats["refused"] > 100, stats
+    assert stats["sent"] >= TARGET and stats["ok"] > TARGET // 3 and stats["refused"] > 100, stats
