@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_type_hints
 
 from faststream.nats import NatsBroker, NatsMessage
 from nats.errors import NoRespondersError
@@ -23,6 +23,10 @@ log = logging.getLogger("felt.bus")
 RequestT = TypeVar("RequestT", bound=Request)
 ResultT = TypeVar("ResultT", bound=BaseModel)
 
+#: subject -> (request model, result model) of every responder registered in this process;
+#: the AsyncAPI writer uses it because handlers take raw bodies (see `responder`).
+CONTRACTS: dict[str, tuple[type[BaseModel], Any]] = {}
+
 
 class BusError(Exception):
     """A refusal with a stable code; raised by handlers and by `call` on error replies."""
@@ -35,6 +39,11 @@ class BusError(Exception):
 
     def __repr__(self) -> str:
         return f"BusError({self.code.value!r}, {self.message!r}, {self.details!r})"
+
+
+def declare_contract(subject: str, model: type[BaseModel], reply: Any = None) -> None:
+    """Record the model a raw-body subscriber (e.g. an event consumer) receives, for the docs."""
+    CONTRACTS[subject] = (model, reply)
 
 
 def make_broker(nats_url: str, service: str, **options: Any) -> NatsBroker:
@@ -72,6 +81,7 @@ def responder(
             return (await dispatch(handler, request_model, msg.body)).model_dump(mode="json")
 
         on_message.__name__ = handler.__name__
+        declare_contract(subject, request_model, get_type_hints(handler).get("return"))
         on_message.__doc__ = handler.__doc__
         broker.subscriber(subject, queue=queue, title=f"{subject}:{handler.__name__}", **subscriber_options)(
             on_message

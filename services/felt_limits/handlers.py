@@ -25,7 +25,7 @@ from felt_contracts.limits import (
 from felt_contracts.wallet import TransferEvent
 from felt_limits.counters import apply_event
 from felt_limits.policy import Limits
-from felt_runtime.bus import responder
+from felt_runtime.bus import declare_contract, responder
 
 log = logging.getLogger("felt.limits")
 
@@ -58,6 +58,7 @@ def register(broker: NatsBroker, limits: Limits) -> None:
         """A session closed without a cash-out: release its reserved exposure."""
         return await limits.end_session(req, subjects.LIMITS_SESSION_END)
 
+    declare_contract(subjects.WALLET_TRANSFER_EVENTS, TransferEvent)
     policy = DeliverPolicy.ALL if limits.settings.deliver_policy == "all" else DeliverPolicy.NEW
 
     @broker.subscriber(
