@@ -123,16 +123,25 @@ class TableActor:
         self.stale_ignored = 0
         self.queue: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
+        self.timer_task: asyncio.Task[None] | None = None
+        self.timer_jobs: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
 
     # ---- queue --------------------------------------------------------------------------
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.config.table_id}")
+        self.timer_task = asyncio.create_task(self._timers(), name=f"table-{self.config.table_id}-timers")
+
+    async def _timers(self) -> None:
+        while True:
+            job = await self.timer_jobs.get()
+            await self._timer(*job)
 
     async def stop(self) -> None:
-        if self.task:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+        for task in (self.task, self.timer_task):
+            if task:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
 
     async def submit(self, command: Any) -> TableResult:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -512,9 +521,10 @@ class TableActor:
         st = self.state
         assert st is not None and st.actor_seat is not None
         seat = st.actor_seat
-        due = await self._timer("turn", DeadlineKind.TURN, self.turn_seconds,
-                                {"k": "turn", "h": st.hand_id, "turn": st.turn_id, "seat": seat})
-        self.deadline = due or now() + timedelta(seconds=self.turn_seconds)
+        # scheduled in order by the actor's timer task (not awaited: the deadline is ours to state)
+        self.timer_jobs.put_nowait(("turn", DeadlineKind.TURN, self.turn_seconds,
+                                    {"k": "turn", "h": st.hand_id, "turn": st.turn_id, "seat": seat}))
+        self.deadline = now() + timedelta(seconds=self.turn_seconds)
         legal = legal_model(betting.legal_actions_at(st, st.actor).to_dict())
         info = TurnInfo(hand_id=st.hand_id or "", turn_id=st.turn_id, seat=seat,
                         participant_id=self.hand_participants.get(seat), deadline=self.deadline, legal_actions=legal)
@@ -625,7 +635,7 @@ class TableActor:
         except IllegalAction as exc:
             raise engine_error(exc) from None
         await self._step(step)
-        return self.result()
+        return self.result(view=self.view(c.participant_id))
 
     def _action(self, c: Act, st: HandState, seat: int) -> Action:
         kind = c.action
