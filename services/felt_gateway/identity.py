@@ -185,6 +185,8 @@ class Identity:
         return ParticipantRow(agent_id, owner_id, AGENT, name, now), key
 
     async def _agent_of(self, conn: sa.ext.asyncio.AsyncConnection, owner_id: str, agent_id: str) -> None:
+        if not (0 < len(agent_id) <= 32 and agent_id.isascii() and agent_id.isalnum()):
+            raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")
         row = (await conn.execute(sa.select(participants.c.owner_id, participants.c.kind).where(participants.c.id == agent_id))).first()
         if row is None or row.owner_id != owner_id or row.kind != AGENT:
             raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")

@@ -8,6 +8,7 @@ credentials (`auth.principal`), never from the body.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Annotated, Any
 
@@ -216,6 +217,8 @@ async def hands(request: Request, table_id: str, who: Who, mine: bool = False,
 
 
 async def _hand(request: Request, who: Principal, hand_id: str, table_id: str | None, fmt: str) -> Any:
+    if not HAND_ID.match(hand_id):
+        raise ApiError(ErrorCode.NOT_FOUND, "no such hand")
     table_id = table_id or request.app.state.hand_tables.get(hand_id) or _table_of(hand_id)
     if not table_id:
         raise ApiError(ErrorCode.NOT_FOUND, f"no hand {hand_id[:80]!r}; pass tableId")
@@ -223,6 +226,9 @@ async def _hand(request: Request, who: Principal, hand_id: str, table_id: str | 
     if result.hand is None:
         raise ApiError(ErrorCode.NOT_FOUND, f"no hand {hand_id[:80]!r}")
     return result.hand
+
+
+HAND_ID = re.compile(r"^[!-~]{1,200}$")
 
 
 def _table_of(hand_id: str) -> str | None:

@@ -38,7 +38,7 @@ class Out(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
 
-Email = Annotated[str, Field(min_length=3, max_length=254, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+Email = Annotated[str, Field(min_length=3, max_length=254, pattern=r"^[^@\s\x00-\x1f\x7f]+@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$")]
 Password = Annotated[str, Field(min_length=8, max_length=256)]
 Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
 
@@ -52,7 +52,7 @@ class SignUpBody(Body):
 
 
 class LoginBody(Body):
-    email: Annotated[str, Field(min_length=1, max_length=254)]
+    email: Annotated[str, Field(min_length=1, max_length=254, pattern=r"^[^\x00-\x1f\x7f]+$")]
     password: Annotated[str, Field(min_length=1, max_length=256)]
 
 
