@@ -158,7 +158,7 @@ class CapBody(Body):
 class FreezeBody(Body):
     scope: Scope = Scope.OWNER
     frozen: bool = True
-    reason: Annotated[str, Field(max_length=500)] = ""
+    reason: Annotated[str, Field(max_length=500, pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$")] = ""
 
 
 class Loose(BaseModel):
