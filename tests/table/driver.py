@@ -51,7 +51,7 @@ def pick(rng: random.Random, v: TableView, ante: bool) -> Act | None:
 
 
 async def play_table(bus: Any, table_id: str, n_players: int, hands: int, *, ante: bool, seed: int,
-                     min_buy: int = 20, buy_in: int = 100, timeouts: float = 0.02, leaves: float = 0.01,
+                     min_buy: int = 20, buy_in: int = 100, timeouts: float = 0.01, leaves: float = 0.01,
                      accounts: list[str] | None = None) -> dict[str, int]:
     """Play `hands` complete hands with random legal actions, timeouts, leaves and rejoins."""
     rng = random.Random(seed)
@@ -60,8 +60,10 @@ async def play_table(bus: Any, table_id: str, n_players: int, hands: int, *, ant
     stats = {"hands": 0, "actions": 0, "timeouts": 0, "leaves": 0, "rejoins": 0}
     last_hand = None
     seen_hands: set[str] = set()
+    cached = None
     while stats["hands"] < hands:
-        view = (await cmd(bus, table_id, GetView())).view
+        view = cached or (await cmd(bus, table_id, GetView())).view
+        cached = None
         seated = {s.participant_id for s in view.seats}
         running = view.hand is not None and view.hand.phase != "over"
         if view.hand is not None and view.hand.phase == "over" and view.hand.hand_id not in seen_hands:
@@ -128,8 +130,9 @@ async def play_table(bus: Any, table_id: str, n_players: int, hands: int, *, ant
         if act is None:
             continue
         try:
-            await cmd(bus, table_id, act.model_copy(update={"hand_id": mine.hand.hand_id, "turn_id": mine.hand.turn_id}))
+            r = await cmd(bus, table_id, act.model_copy(update={"hand_id": mine.hand.hand_id, "turn_id": mine.hand.turn_id}))
             stats["actions"] += 1
+            cached = r.view
         except BusError as exc:
             if exc.code.value not in ("stale_turn", "hand_closed", "not_your_turn"):
                 raise
