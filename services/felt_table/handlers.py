@@ -12,7 +12,7 @@ from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import CreateTable, ListTables, TableList, TableRequest, TableResult, TableSummary
 from felt_contracts.timer import TimerFired
-from felt_runtime.bus import BusError, responder
+from felt_runtime.bus import BusError, declare_contract, responder
 from felt_table.actor import Fired
 from felt_table.rooms import Rooms
 
@@ -39,6 +39,8 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
         if actor is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown table", table_id=req.table_id)
         return await actor.submit(req.command)
+
+    declare_contract(subjects.timer_fired(timer_owner), TimerFired)
 
     @broker.subscriber(subjects.timer_fired(timer_owner), queue=q, title="timer fired -> table queue")
     async def fired(msg: NatsMessage) -> None:
