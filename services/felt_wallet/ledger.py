@@ -104,7 +104,7 @@ def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[s
     return key, [], [], []
 
 
-async def prefetch(w: Work, batch: list[Command]) -> None:
+def prefetch(w: Work, batch: list[Command]) -> None:
     keys: list[str] = []
     accts: list[str] = []
     hand_ids: list[str] = []
@@ -115,31 +115,31 @@ async def prefetch(w: Work, batch: list[Command]) -> None:
         accts += a
         hand_ids += h
         lkeys += lk
-    await w.load(commands, keys)
-    await w.load(accounts, accts)
-    await w.load(hands, hand_ids)
-    await w.load(ledger, lkeys)
+    w.load(commands, keys)
+    w.load(accounts, accts)
+    w.load(hands, hand_ids)
+    w.load(ledger, lkeys)
     if accts:
         todo = [a for a in dict.fromkeys(accts) if ("sessions-of", a) not in w.loaded]
         for i in range(0, len(todo), 500):
             chunk = todo[i : i + 500]
-            await w.load_where(("bulk", f"sessions:{i}:{id(chunk)}"), sessions,
+            w.load_where(("bulk", f"sessions:{i}:{id(chunk)}"), sessions,
                                (sessions.c.account_id.in_(chunk)) & (sessions.c.status == "open"))
         w.loaded.update(("sessions-of", a) for a in todo)
     if hand_ids:
         todo = [h for h in dict.fromkeys(hand_ids) if ("contribs-of", h) not in w.loaded]
         for i in range(0, len(todo), 500):
             chunk = todo[i : i + 500]
-            await w.load_where(("bulk", f"contribs:{i}:{id(chunk)}"), contributions,
+            w.load_where(("bulk", f"contribs:{i}:{id(chunk)}"), contributions,
                                contributions.c.hand_id.in_(chunk))
         w.loaded.update(("contribs-of", h) for h in todo)
 
 
-async def apply(w: Work, req: Command, grant: int) -> BaseModel:
+def apply(w: Work, req: Command, grant: int) -> BaseModel:
     """Run one command idempotently (the writer catches `BusError` and undoes it)."""
     key, kind = command_key(req)
     fp = fingerprint(req)
-    seen = await w.get(commands, key)
+    seen = w.get(commands, key)
     if seen is not None:
         if seen["kind"] != kind:
             raise BusError(ErrorCode.HAND_CLOSED, f"hand already {_past(seen['kind'])}", hand_id=getattr(req, "hand_id", None))
@@ -149,19 +149,19 @@ async def apply(w: Work, req: Command, grant: int) -> BaseModel:
     ctx = _Ctx(w, req.correlation_id)
     match req:
         case OpenAccount():
-            result: BaseModel = await ctx.open_account(req, grant)
+            result: BaseModel = ctx.open_account(req, grant)
         case BuyIn():
-            result = await ctx.buy_in(req)
+            result = ctx.buy_in(req)
         case Commit():
-            result = await ctx.commit(req)
+            result = ctx.commit(req)
         case Settle():
-            result = await ctx.settle(req)
+            result = ctx.settle(req)
         case CancelHand():
-            result = await ctx.cancel_hand(req.table_id, req.hand_id, must_exist=True)
+            result = ctx.cancel_hand(req.table_id, req.hand_id, must_exist=True)
         case CancelTable():
-            result = await ctx.cancel_table(req)
+            result = ctx.cancel_table(req)
         case CashOut():
-            result = await ctx.cash_out(req.account_id, req.table_id, req.amount, f"cash_out:{req.message_id}")
+            result = ctx.cash_out(req.account_id, req.table_id, req.amount, f"cash_out:{req.message_id}")
     w.put(commands, {"key": key, "kind": kind, "fingerprint": fp, "result": result.model_dump_json()})
     return result
 
@@ -176,24 +176,24 @@ class _Ctx:
         self.correlation_id = correlation_id
 
     # --- helpers -----------------------------------------------------------------------
-    async def account(self, account_id: str) -> Row:
-        row = await self.w.get(accounts, account_id)
+    def account(self, account_id: str) -> Row:
+        row = self.w.get(accounts, account_id)
         if row is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown account", account_id=account_id)
         return row
 
-    async def balance(self, key: str) -> int:
-        row = await self.w.get(ledger, key)
+    def balance(self, key: str) -> int:
+        row = self.w.get(ledger, key)
         return 0 if row is None else row["balance"]
 
-    async def open_session(self, account_id: str, table_id: str) -> Row | None:
-        await self.w.load_where(("sessions-of", account_id), sessions,
-                                (sessions.c.account_id == account_id) & (sessions.c.status == "open"))
+    def open_session(self, account_id: str, table_id: str) -> Row | None:
+        self.w.load_where(("sessions-of", account_id), sessions,
+                          lambda: (sessions.c.account_id == account_id) & (sessions.c.status == "open"))
         found = self.w.scan(sessions, account_id=account_id, table_id=table_id, status="open")
         return found[0] if found else None
 
-    async def contribs(self, hand_id: str) -> list[Row]:
-        await self.w.load_where(("contribs-of", hand_id), contributions, contributions.c.hand_id == hand_id)
+    def contribs(self, hand_id: str) -> list[Row]:
+        self.w.load_where(("contribs-of", hand_id), contributions, lambda: contributions.c.hand_id == hand_id)
         return sorted(self.w.scan(contributions, hand_id=hand_id), key=lambda r: (r["account_id"], r["source"]))
 
     def bump(self, table: Any, row: Row, **deltas: int) -> Row:
@@ -201,20 +201,20 @@ class _Ctx:
         self.w.put(table, new)
         return new
 
-    async def move(
+    def move(
         self, kind: TransferKind, transfer_id: str, debit: str, credit: str, amount: int, *,
         account: Row, session_id: str | None = None, table_id: str | None = None, hand_id: str | None = None,
     ) -> TransferInfo:
         """One double-entry transfer: debit -> credit; a player account never goes below zero."""
         w = self.w
-        src = await w.get(ledger, debit)
+        src = w.get(ledger, debit)
         if src is None and debit == HOUSE:
             src = {"key": HOUSE, "kind": "house", "account_id": None, "table_id": None, "hand_id": None, "balance": 0}
         if src is None or (src["kind"] != "house" and src["balance"] < amount):
             have = 0 if src is None else src["balance"]
             raise BusError(ErrorCode.INSUFFICIENT_FUNDS, f"{kind.value}: {have} available, {amount} needed",
                            available=have, needed=amount)
-        dst = await w.get(ledger, credit)
+        dst = w.get(ledger, credit)
         if dst is None:
             kind_of = credit.split("|", 1)[0]
             dst = {"key": credit, "kind": kind_of, "account_id": None if kind_of == "escrow" else account["account_id"],
@@ -237,9 +237,9 @@ class _Ctx:
         return TransferInfo(transfer_id=transfer_id, kind=kind, account_id=account["account_id"], amount=amount)
 
     # --- commands ----------------------------------------------------------------------
-    async def open_account(self, req: OpenAccount, grant: int) -> AccountOpened:
+    def open_account(self, req: OpenAccount, grant: int) -> AccountOpened:
         w = self.w
-        if await w.get(accounts, req.account_id) is not None:  # opened under another key: impossible
+        if w.get(accounts, req.account_id) is not None:  # opened under another key: impossible
             raise BusError(ErrorCode.CONFLICT, "account exists", account_id=req.account_id)
         acct = {"account_id": req.account_id, "owner_id": req.owner_id, "in_play": 0, "created_at": w.now}
         w.put(accounts, acct)
@@ -247,36 +247,36 @@ class _Ctx:
         w.put(ledger, {"key": available_key(req.account_id), "kind": "available", "account_id": req.account_id,
                        "table_id": None, "hand_id": None, "balance": 0})
         if grant > 0:
-            await self.move(TransferKind.GRANT, tid, HOUSE, available_key(req.account_id), grant, account=acct)
+            self.move(TransferKind.GRANT, tid, HOUSE, available_key(req.account_id), grant, account=acct)
         return AccountOpened(account_id=req.account_id, owner_id=req.owner_id, granted=grant, transfer_id=tid)
 
-    async def buy_in(self, req: BuyIn) -> BuyInResult:
-        acct = await self.account(req.account_id)
+    def buy_in(self, req: BuyIn) -> BuyInResult:
+        acct = self.account(req.account_id)
         if req.min_buy_in > req.max_buy_in:
             raise BusError(ErrorCode.INVALID_AMOUNT, "min_buy_in above max_buy_in")
         if acct["in_play"] > 0:
             raise BusError(ErrorCode.CHIPS_IN_PLAY, "chips committed to an unsettled hand", in_play=acct["in_play"])
         rkey = reserve_key(req.account_id, req.table_id)
-        reserved = await self.balance(rkey)
+        reserved = self.balance(rkey)
         if req.amount < req.min_buy_in or reserved + req.amount > req.max_buy_in:
             raise BusError(ErrorCode.INVALID_AMOUNT, "buy-in outside the table's limits", amount=req.amount,
                            min_buy_in=req.min_buy_in, max_buy_in=req.max_buy_in, reserved=reserved)
-        sess = await self.open_session(req.account_id, req.table_id)
+        sess = self.open_session(req.account_id, req.table_id)
         if sess is None:
             sess = {"session_id": uuid.uuid4().hex, "account_id": req.account_id, "table_id": req.table_id,
                     "status": "open", "buy_in": 0, "cash_out": 0, "gross_wagers": 0, "hands_played": 0,
                     "opened_at": self.w.now, "closed_at": None}
         tid = f"buy_in:{req.message_id}"
-        await self.move(TransferKind.BUY_IN, tid, available_key(req.account_id), rkey, req.amount,
+        self.move(TransferKind.BUY_IN, tid, available_key(req.account_id), rkey, req.amount,
                         account=acct, session_id=sess["session_id"], table_id=req.table_id)
         self.w.put(sessions, {**sess, "buy_in": sess["buy_in"] + req.amount})
-        return BuyInResult(transfer_id=tid, session_id=sess["session_id"], reserved=await self.balance(rkey),
-                           available=await self.balance(available_key(req.account_id)))
+        return BuyInResult(transfer_id=tid, session_id=sess["session_id"], reserved=self.balance(rkey),
+                           available=self.balance(available_key(req.account_id)))
 
-    async def commit(self, req: Commit) -> CommitResult:
+    def commit(self, req: Commit) -> CommitResult:
         w = self.w
-        acct = await self.account(req.account_id)
-        hand = await w.get(hands, req.hand_id)
+        acct = self.account(req.account_id)
+        hand = w.get(hands, req.hand_id)
         if hand is None:
             hand = {"hand_id": req.hand_id, "table_id": req.table_id, "status": "open", "opened_at": w.now, "closed_at": None}
             w.put(hands, hand)
@@ -284,7 +284,7 @@ class _Ctx:
             raise BusError(ErrorCode.CONFLICT, "hand belongs to another table", hand_id=req.hand_id)
         elif hand["status"] != "open":
             raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=req.hand_id)
-        sess = await self.open_session(req.account_id, req.table_id)
+        sess = self.open_session(req.account_id, req.table_id)
         if req.from_available:
             source, skey = "available", available_key(req.account_id)
         else:
@@ -293,9 +293,9 @@ class _Ctx:
             source, skey = "reserve", reserve_key(req.account_id, req.table_id)
         tid = commit_id(req.hand_id, req.seq)
         sid = sess["session_id"] if sess else None
-        await self.move(TransferKind.COMMIT, tid, skey, escrow_key(req.hand_id), req.amount,
+        self.move(TransferKind.COMMIT, tid, skey, escrow_key(req.hand_id), req.amount,
                         account=acct, session_id=sid, table_id=req.table_id, hand_id=req.hand_id)
-        existing = [c for c in await self.contribs(req.hand_id) if c["account_id"] == req.account_id]
+        existing = [c for c in self.contribs(req.hand_id) if c["account_id"] == req.account_id]
         mine = [c for c in existing if c["source"] == source]
         if mine:
             self.bump(contributions, mine[0], amount=req.amount)
@@ -305,36 +305,36 @@ class _Ctx:
         if sess is not None:
             self.bump(sessions, sess, gross_wagers=req.amount, hands_played=0 if existing else 1)
         self.bump(accounts, acct, in_play=req.amount)
-        return CommitResult(transfer_id=tid, hand_id=req.hand_id, escrow=await self.balance(escrow_key(req.hand_id)),
-                            remaining=await self.balance(skey))
+        return CommitResult(transfer_id=tid, hand_id=req.hand_id, escrow=self.balance(escrow_key(req.hand_id)),
+                            remaining=self.balance(skey))
 
-    async def _destination(self, account_id: str, table_id: str, sources: set[str]) -> tuple[str, str | None]:
+    def _destination(self, account_id: str, table_id: str, sources: set[str]) -> tuple[str, str | None]:
         """Where a contributor's chips go back: the reserve it played from while its session is
         open there, otherwise its available balance."""
         if "reserve" in sources:
-            sess = await self.open_session(account_id, table_id)
+            sess = self.open_session(account_id, table_id)
             if sess is not None:
                 return reserve_key(account_id, table_id), sess["session_id"]
         return available_key(account_id), None
 
-    async def _end(self, hand: Row, status: str) -> None:
+    def _end(self, hand: Row, status: str) -> None:
         self.w.put(hands, {**hand, "status": status, "closed_at": self.w.now})
         per_account: dict[str, int] = {}
-        for c in await self.contribs(hand["hand_id"]):
+        for c in self.contribs(hand["hand_id"]):
             per_account[c["account_id"]] = per_account.get(c["account_id"], 0) + c["amount"]
         for account_id, amount in per_account.items():
-            self.bump(accounts, await self.account(account_id), in_play=-amount)
+            self.bump(accounts, self.account(account_id), in_play=-amount)
 
-    async def settle(self, req: Settle) -> HandOutcome:
+    def settle(self, req: Settle) -> HandOutcome:
         w = self.w
-        hand = await w.get(hands, req.hand_id)
+        hand = w.get(hands, req.hand_id)
         if hand is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown hand (no chips committed)", hand_id=req.hand_id)
         if hand["table_id"] != req.table_id:
             raise BusError(ErrorCode.CONFLICT, "hand belongs to another table", hand_id=req.hand_id)
         if hand["status"] != "open":
             raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=req.hand_id)
-        contribs = await self.contribs(req.hand_id)
+        contribs = self.contribs(req.hand_id)
         put_in: dict[str, int] = {}
         sources: dict[str, set[str]] = {}
         for c in contribs:
@@ -348,23 +348,23 @@ class _Ctx:
             returned[r.account_id] = returned.get(r.account_id, 0) + r.amount
             if returned[r.account_id] > put_in[r.account_id]:
                 raise BusError(ErrorCode.INVALID_AMOUNT, "returns more than the account put in", account_id=r.account_id)
-        escrow = await self.balance(escrow_key(req.hand_id))
+        escrow = self.balance(escrow_key(req.hand_id))
         total = sum(p.amount for p in req.payouts) + sum(r.amount for r in req.returns)
         if total != escrow:
             raise BusError(ErrorCode.INVALID_AMOUNT, "payouts must empty the escrow exactly", escrow=escrow, paid=total)
         out: list[TransferInfo] = []
         for n, (kind, p) in enumerate([(TransferKind.PAYOUT, p) for p in req.payouts]
                                       + [(TransferKind.RETURN, r) for r in req.returns]):
-            dest, sid = await self._destination(p.account_id, req.table_id, sources[p.account_id])
-            out.append(await self.move(kind, f"{kind.value}:{req.hand_id}:{n}", escrow_key(req.hand_id), dest,
-                                       p.amount, account=await self.account(p.account_id), session_id=sid,
+            dest, sid = self._destination(p.account_id, req.table_id, sources[p.account_id])
+            out.append(self.move(kind, f"{kind.value}:{req.hand_id}:{n}", escrow_key(req.hand_id), dest,
+                                       p.amount, account=self.account(p.account_id), session_id=sid,
                                        table_id=req.table_id, hand_id=req.hand_id))
-        await self._end(hand, "settled")
+        self._end(hand, "settled")
         return HandOutcome(hand_id=req.hand_id, table_id=req.table_id, status="settled", transfers=out)
 
-    async def cancel_hand(self, table_id: str, hand_id: str, *, must_exist: bool) -> HandOutcome:
+    def cancel_hand(self, table_id: str, hand_id: str, *, must_exist: bool) -> HandOutcome:
         w = self.w
-        hand = await w.get(hands, hand_id)
+        hand = w.get(hands, hand_id)
         if hand is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown hand (no chips committed)", hand_id=hand_id)
         if hand["table_id"] != table_id:
@@ -372,50 +372,50 @@ class _Ctx:
         if hand["status"] != "open":
             raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=hand_id)
         out: list[TransferInfo] = []
-        for n, c in enumerate(await self.contribs(hand_id)):
+        for n, c in enumerate(self.contribs(hand_id)):
             if c["source"] == "reserve":
-                dest, sid = await self._destination(c["account_id"], table_id, {"reserve"})
+                dest, sid = self._destination(c["account_id"], table_id, {"reserve"})
             else:
                 dest, sid = available_key(c["account_id"]), None
-            out.append(await self.move(TransferKind.REFUND, f"refund:{hand_id}:{n}", escrow_key(hand_id), dest,
-                                       c["amount"], account=await self.account(c["account_id"]), session_id=sid,
+            out.append(self.move(TransferKind.REFUND, f"refund:{hand_id}:{n}", escrow_key(hand_id), dest,
+                                       c["amount"], account=self.account(c["account_id"]), session_id=sid,
                                        table_id=table_id, hand_id=hand_id))
-        await self._end(hand, "cancelled")
+        self._end(hand, "cancelled")
         return HandOutcome(hand_id=hand_id, table_id=table_id, status="cancelled", transfers=out)
 
-    async def cash_out(self, account_id: str, table_id: str, amount: int | str, transfer_id: str) -> CashOutResult:
-        acct = await self.account(account_id)
-        sess = await self.open_session(account_id, table_id)
+    def cash_out(self, account_id: str, table_id: str, amount: int | str, transfer_id: str) -> CashOutResult:
+        acct = self.account(account_id)
+        sess = self.open_session(account_id, table_id)
         if sess is None:
             raise BusError(ErrorCode.NOT_FOUND, "no open session at this table", account_id=account_id, table_id=table_id)
         rkey = reserve_key(account_id, table_id)
-        reserved = await self.balance(rkey)
+        reserved = self.balance(rkey)
         take = reserved if amount == "all" else int(amount)
         if take > reserved:
             raise BusError(ErrorCode.INSUFFICIENT_FUNDS, "cash-out above the reserve", reserved=reserved, amount=take)
         tid = None
         if take > 0:
             tid = transfer_id
-            await self.move(TransferKind.CASH_OUT, tid, rkey, available_key(account_id), take, account=acct,
+            self.move(TransferKind.CASH_OUT, tid, rkey, available_key(account_id), take, account=acct,
                             session_id=sess["session_id"], table_id=table_id)
         closed = reserved - take == 0
         self.w.put(sessions, {**sess, "cash_out": sess["cash_out"] + take,
                               **({"status": "closed", "closed_at": self.w.now} if closed else {})})
         return CashOutResult(transfer_id=tid, session_id=sess["session_id"], amount=take, reserved=reserved - take,
-                             available=await self.balance(available_key(account_id)), session_closed=closed)
+                             available=self.balance(available_key(account_id)), session_closed=closed)
 
-    async def cancel_table(self, req: CancelTable) -> TableCancelled:
+    def cancel_table(self, req: CancelTable) -> TableCancelled:
         w = self.w
-        await w.load_where(("open-hands-of", req.table_id), hands, (hands.c.table_id == req.table_id) & (hands.c.status == "open"))
+        w.load_where(("open-hands-of", req.table_id), hands, (hands.c.table_id == req.table_id) & (hands.c.status == "open"))
         outcomes = []
         for hand in sorted(w.scan(hands, table_id=req.table_id, status="open"), key=lambda h: h["hand_id"]):
-            outcome = await self.cancel_hand(req.table_id, hand["hand_id"], must_exist=True)
+            outcome = self.cancel_hand(req.table_id, hand["hand_id"], must_exist=True)
             end = CancelHand(table_id=req.table_id, hand_id=hand["hand_id"])
             w.put(commands, {"key": f"end:{hand['hand_id']}", "kind": "cancel", "fingerprint": fingerprint(end),
                              "result": outcome.model_dump_json()})
             outcomes.append(outcome)
-        await w.load_where(("open-sessions-at", req.table_id), sessions, (sessions.c.table_id == req.table_id) & (sessions.c.status == "open"))
+        w.load_where(("open-sessions-at", req.table_id), sessions, (sessions.c.table_id == req.table_id) & (sessions.c.status == "open"))
         cash_outs = []
         for sess in sorted(w.scan(sessions, table_id=req.table_id, status="open"), key=lambda s: s["session_id"]):
-            cash_outs.append(await self.cash_out(sess["account_id"], req.table_id, "all", f"cash_out:{sess['session_id']}:close"))
+            cash_outs.append(self.cash_out(sess["account_id"], req.table_id, "all", f"cash_out:{sess['session_id']}:close"))
         return TableCancelled(table_id=req.table_id, hands=outcomes, cash_outs=cash_outs)

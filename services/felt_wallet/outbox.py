@@ -59,7 +59,7 @@ async def relay(engine: AsyncEngine, js: JetStreamContext, writer: Writer, batch
                 for _, tid, payload in rows
             ))
             last = rows[-1][0]
-            await writer.ack_outbox([r[0] for r in rows])
+            writer.ack_outbox([r[0] for r in rows])
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - NATS or DB hiccup: retry (duplicates are dropped)

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 ID, KEY = 200, 500
 meta = sa.MetaData()
@@ -116,6 +116,9 @@ def escrow_key(hand_id: str) -> str:
 Row = dict[str, Any]
 _MISSING: Any = object()
 _CHUNK = 500
+#: fields `Work.scan` looks rows up by (kept as in-memory indexes; these never change for a row)
+_INDEXED = {"wallet_sessions": ("account_id", "table_id"), "wallet_contributions": ("hand_id",),
+            "wallet_hands": ("table_id",)}
 
 
 class Cache:
@@ -128,22 +131,33 @@ class Cache:
         self.new: set[Any] = set()
         self.dirty: set[Any] = set()
         self.base: dict[Any, Row] = {}  # as loaded (ledger deltas are computed from it)
+        self.index: dict[str, dict[Any, set[Any]]] = {f: {} for f in _INDEXED.get(table.name, ())}
 
     def key_of(self, row: Row) -> Any:
         return row[self.pk[0]] if len(self.pk) == 1 else tuple(row[c] for c in self.pk)
+
+    def set(self, key: Any, row: Row | None) -> None:
+        self.rows[key] = row
+        if row is not None:
+            for field, idx in self.index.items():
+                idx.setdefault(row[field], set()).add(key)
 
     def seed(self, row: Row) -> None:
         """A row read from the database; never overwrites what the batch already changed."""
         key = self.key_of(row)
         if self.rows.get(key) is None and key not in self.new:
-            self.rows[key] = row
+            self.set(key, row)
             self.base[key] = row
 
 
 class Work:
-    """The in-memory view of one transaction; see the module docstring."""
+    """The in-memory view of one transaction; see the module docstring.
 
-    def __init__(self, conn: AsyncConnection, now: datetime) -> None:
+    Synchronous on purpose: the writer runs a whole batch in one call (on SQLite in one
+    worker-thread hop; on PostgreSQL inside `AsyncConnection.run_sync`), instead of paying an
+    event-loop round trip per statement."""
+
+    def __init__(self, conn: Connection, now: datetime) -> None:
         self.conn = conn
         self.now = now
         self.c = {t.name: Cache(t) for t in (accounts, ledger, hands, contributions, sessions, commands)}
@@ -154,38 +168,44 @@ class Work:
         self.outbox_done: list[int] = []  # published outbox seqs to delete
 
     # --- reading -----------------------------------------------------------------------
-    async def load(self, table: sa.Table, keys: Iterable[Any]) -> None:
+    def load(self, table: sa.Table, keys: Iterable[Any]) -> None:
         """Bulk-load rows by (single-column) primary key; misses are remembered as absent."""
         cache = self.c[table.name]
         todo = [k for k in dict.fromkeys(keys) if k not in cache.rows]
         col = table.c[cache.pk[0]]
         for i in range(0, len(todo), _CHUNK):
             chunk = todo[i : i + _CHUNK]
-            for r in (await self.conn.execute(sa.select(table).where(col.in_(chunk)))).mappings():
+            for r in self.conn.execute(sa.select(table).where(col.in_(chunk))).mappings():
                 cache.seed(dict(r))
             for k in chunk:
                 cache.rows.setdefault(k, None)
 
-    async def load_where(self, tag: tuple[str, str], table: sa.Table, where: Any) -> None:
+    def load_where(self, tag: tuple[str, str], table: sa.Table, where: Any) -> None:
+        """Load the rows matching `where` (a clause, or a callable building it) once per tag."""
         if tag in self.loaded:
             return
         self.loaded.add(tag)
         cache = self.c[table.name]
-        for r in (await self.conn.execute(sa.select(table).where(where))).mappings():
+        for r in self.conn.execute(sa.select(table).where(where() if callable(where) else where)).mappings():
             cache.seed(dict(r))
 
-    async def get(self, table: sa.Table, key: Any) -> Row | None:
+    def get(self, table: sa.Table, key: Any) -> Row | None:
         cache = self.c[table.name]
         if key not in cache.rows:
-            await self.load(table, [key])
+            self.load(table, [key])
         return cache.rows[key]
 
     def scan(self, table: sa.Table, **match: Any) -> list[Row]:
         """Cached rows matching all fields (call the matching `load_where` first)."""
-        return [
-            r for r in self.c[table.name].rows.values()
-            if r is not None and all(r[k] == v for k, v in match.items())
-        ]
+        cache = self.c[table.name]
+        field = next((f for f in match if f in cache.index), None)
+        keys: Iterable[Any] = cache.index[field].get(match[field], ()) if field else cache.rows
+        out = []
+        for k in keys:
+            r = cache.rows.get(k)
+            if r is not None and all(r[f] == v for f, v in match.items()):
+                out.append(r)
+        return out
 
     # --- writing (journaled) -----------------------------------------------------------
     def put(self, table: sa.Table, row: Row) -> None:
@@ -193,7 +213,7 @@ class Work:
         key = cache.key_of(row)
         old = cache.rows.get(key, _MISSING)
         self.journal.append((cache, key, old, key in cache.new, key in cache.dirty))
-        cache.rows[key] = row
+        cache.set(key, row)
         if old is None or old is _MISSING:
             cache.new.add(key)
         elif key not in cache.new:
@@ -207,7 +227,7 @@ class Work:
         while len(self.journal) > j:
             cache, key, old, was_new, was_dirty = self.journal.pop()
             if old is _MISSING:
-                cache.rows.pop(key, None)
+                cache.rows.pop(key, None)  # a stale index entry is skipped by `scan`
             else:
                 cache.rows[key] = old
             (cache.new.add if was_new else cache.new.discard)(key)
@@ -216,13 +236,14 @@ class Work:
         del self.outbox[o:]
 
     # --- flushing ----------------------------------------------------------------------
-    async def flush(self) -> None:
+    def flush(self) -> None:
+        """Write the batch: one multi-row statement per table and kind of change."""
         conn = self.conn
         for table in (accounts, sessions, hands, ledger, contributions, commands):
             cache = self.c[table.name]
             new = [cache.rows[k] for k in cache.new]
             if new:
-                await conn.execute(sa.insert(table), new)
+                conn.execute(sa.insert(table), new)
             if not cache.dirty:
                 continue
             where = sa.and_(*[table.c[c] == sa.bindparam(f"k_{c}") for c in cache.pk])
@@ -241,10 +262,10 @@ class Work:
                     row = cache.rows[k]
                     params.append({**{f"k_{c}": row[c] for c in cache.pk}, **{f"v_{c}": row[c] for c in cols}})
             if params:
-                await conn.execute(stmt, params)
+                conn.execute(stmt, params)
         if self.transfers:
-            await conn.execute(sa.insert(transfers), self.transfers)
+            conn.execute(sa.insert(transfers), self.transfers)
         if self.outbox:
-            await conn.execute(sa.insert(outbox), self.outbox)
+            conn.execute(sa.insert(outbox), self.outbox)
         for i in range(0, len(self.outbox_done), _CHUNK):
-            await conn.execute(sa.delete(outbox).where(outbox.c.seq.in_(self.outbox_done[i : i + _CHUNK])))
+            conn.execute(sa.delete(outbox).where(outbox.c.seq.in_(self.outbox_done[i : i + _CHUNK])))
