@@ -11,7 +11,7 @@ from felt_contracts import subjects
 from felt_contracts.table import TableConfig
 from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext
-from felt_table.actor import Deps, Registry
+from felt_table.deps import Deps, Registry
 from felt_table.handlers import register
 from felt_table.lobby import load_tables
 from felt_table.rooms import Rooms

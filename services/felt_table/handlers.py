@@ -13,7 +13,7 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.table import CreateTable, ListTables, TableList, TableRequest, TableResult, TableSummary
 from felt_contracts.timer import TimerFired
 from felt_runtime.bus import BusError, declare_contract, responder
-from felt_table.actor import Fired
+from felt_table.deadlines import Fired
 from felt_table.rooms import Rooms
 
 log = logging.getLogger("felt.table.handlers")

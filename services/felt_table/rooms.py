@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import Admission, ParticipantKind, TableConfig, TableSummary
 from felt_runtime.bus import BusError
-from felt_table.actor import Deps, TableActor
+from felt_table.actor import TableActor
+from felt_table.deps import Deps
 from felt_table.lobby import check_config
 
 

@@ -1,0 +1,209 @@
+"""Driving hands through the engine: dealing, accepting steps (escrowed first), automatic
+pre-actions, turns with their deadlines, settlement, and what happens between hands.
+
+The engine decides every rule; this module only orders the calls: a step's chips go to the
+wallet before `t.state` takes the step, and its operations become events only after that.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import StartMode, TurnInfo
+from felt_contracts.timer import DeadlineKind
+from felt_engine import betting
+from felt_engine.cards import Deck, card_str
+from felt_engine.errors import IllegalAction
+from felt_engine.hand import Step, apply, next_button, start_hand
+from felt_engine.operations import PRIVATE_KINDS
+from felt_engine.preactions import auto_action, set_preaction
+from felt_runtime.bus import BusError
+from felt_table import history, sessions
+from felt_table.table import Table, now
+from felt_table.views import legal_model
+
+log = logging.getLogger("felt.table.hands")
+
+
+async def schedule_next_hand(t: Table) -> None:
+    """Auto-start tables: set the intermission deadline once two players can play."""
+    if t.config.start_mode is not StartMode.AUTO or t.hand_running or t.next_hand_at is not None:
+        return
+    if len(t.eligible(need_ready=False)) < 2:
+        return
+    t.intermission_epoch += 1
+    due = await t.timers.schedule("intermission", DeadlineKind.INTERMISSION, t.intermission_seconds,
+                                  {"k": "intermission", "e": t.intermission_epoch})
+    t.next_hand_at = due or now() + timedelta(seconds=t.intermission_seconds)
+
+
+async def intermission_over(t: Table, epoch: int) -> None:
+    if epoch != t.intermission_epoch or t.next_hand_at is None:
+        t.stale_ignored += 1
+        return
+    t.next_hand_at = None
+    if not t.hand_running:
+        if not await deal(t, need_ready=False):
+            await schedule_next_hand(t)
+
+
+async def deal(t: Table, *, need_ready: bool) -> bool:
+    """Start a hand with the eligible players; False if fewer than two can play."""
+    for s in list(t.seats.values()):
+        await sessions.top_up(t, s)
+    if t.balance_plays:  # the account balance plays: read it now
+        for s in t.eligible(need_ready=need_ready) + [x for x in t.seats.values() if x.stack < t.stakes.ante]:
+            try:
+                s.stack = (await t.wallet.balance(s.pid)).available
+            except BusError:
+                pass
+    dealt = []
+    for s in t.eligible(need_ready=need_ready):
+        if s.session_id is not None:
+            try:
+                await t.sessions.allow_hand(s)
+            except BusError as exc:
+                if exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
+                    await sessions.close(t, s, reason="limit")
+                continue
+        dealt.append(s)
+    dealt = dealt[: t.profile.max_seats]
+    if len(dealt) < 2:
+        return False
+    t.button = next_button(t.button, [s.seat for s in dealt])
+    hand_id = f"{t.tid}-{uuid.uuid4().hex[:16]}"
+    step = start_hand(t.profile, t.stakes, {s.seat: s.stack for s in dealt}, t.button, Deck.shuffled(),
+                      hand_id=hand_id)
+    t.wallet.new_hand()
+    t.hand_participants = {s.seat: s.pid for s in dealt}
+    t.hand_started_at = now().isoformat()
+    try:
+        await t.wallet.commit(step, hand_id, t.hand_participants)
+    except BusError as exc:
+        log.warning("forced bets refused, hand cancelled: %s", exc.message)
+        await t.wallet.cancel_hand(hand_id)
+        t.emit("hand_cancelled", hand_id=hand_id, detail=f"forced bets refused: {exc.code.value}")
+        return False
+    t.state = step.state
+    await accepted(t, step.ops)
+    return True
+
+
+async def step(t: Table, st: Step) -> None:
+    """Escrow a step's chips, then keep it (the table's state is untouched on refusal)."""
+    assert t.state is not None and t.state.hand_id is not None
+    await t.wallet.commit(st, t.state.hand_id, t.hand_participants)
+    t.state = st.state
+    await accepted(t, st.ops)
+
+
+async def accepted(t: Table, ops: Any) -> None:
+    """Announce a kept step, then play the next automatic action (pre-action, leaver) or open the turn."""
+    st = t.state
+    assert st is not None
+    for op in ops:
+        if op.kind == "burn":
+            continue
+        pid = t.hand_participants.get(op.seat) if op.seat is not None else None
+        extra: dict[str, Any] = {}
+        if op.kind in ("hand_start", "hand_end"):
+            extra["stacks"] = {str(s): v for s, v in zip(st.seats, st.stacks)} if op.kind == "hand_end" else \
+                {str(s): v for s, v in zip(st.seats, st.starting_stacks)}
+        t.emit(op.kind, hand_id=st.hand_id, seat=op.seat, participant_id=pid, amount=op.amount, to=op.to,
+               cards=[card_str(c) for c in op.cards], discarded=[card_str(c) for c in op.discarded],
+               street=op.street, all_in=op.all_in, pot=op.pot, detail=op.detail,
+               private_card=op.kind in PRIVATE_KINDS, **extra)
+    if st.phase == "over":
+        await finish(t)
+        return
+    auto = auto_action(st)
+    if auto is not None:
+        try:
+            await step(t, apply(st, auto.seat, auto.action, reason=auto.reason))
+            return
+        except (IllegalAction, BusError) as exc:
+            log.warning("auto action failed: %s", exc)
+            t.state = set_preaction(st, auto.seat, None) if not st.leaving[st.actor or 0] else st
+    turn(t)
+
+
+def turn(t: Table) -> None:
+    """Open the actor's turn: its deadline (scheduled in order, not awaited: the deadline is ours
+    to state) and a `turn` event with the legal actions."""
+    st = t.state
+    assert st is not None and st.actor_seat is not None
+    seat = st.actor_seat
+    t.timers.schedule_soon("turn", DeadlineKind.TURN, t.turn_seconds,
+                           {"k": "turn", "h": st.hand_id, "turn": st.turn_id, "seat": seat})
+    t.deadline = now() + timedelta(seconds=t.turn_seconds)
+    legal = legal_model(betting.legal_actions_at(st, st.actor).to_dict())
+    info = TurnInfo(hand_id=st.hand_id or "", turn_id=st.turn_id, seat=seat,
+                    participant_id=t.hand_participants.get(seat), deadline=t.deadline, legal_actions=legal)
+    t.emit("turn", hand_id=st.hand_id, seat=seat, participant_id=info.participant_id,
+           turn=info.model_dump(mode="json"))
+
+
+async def finish(t: Table) -> None:
+    """Settle the hand in one wallet request (a refused settle cancels it), record it, update stacks."""
+    st = t.state
+    assert st is not None and st.payouts is not None and st.hand_id is not None
+    payouts: dict[str, int] = {}
+    returns: dict[str, int] = {}
+    for op in st.operations:
+        if op.kind == "award" and op.amount:
+            pid = t.hand_participants[op.seat]
+            bucket = returns if op.detail in ("uncalled", "refund") else payouts
+            bucket[pid] = bucket.get(pid, 0) + op.amount
+    status = "settled"
+    try:
+        await t.wallet.settle(st.hand_id, payouts, returns)
+    except BusError as exc:
+        log.error("settle refused (%s): cancelling the hand", exc.message)
+        await t.wallet.cancel_hand(st.hand_id)
+        status = "cancelled"
+        t.emit("hand_cancelled", hand_id=st.hand_id, detail=f"settle refused: {exc.code.value}")
+    rec = history.record_of(st, t.tid, status, t.hand_participants, t.hand_started_at, now().isoformat())
+    t.events.finished_hand = {
+        "hand_id": st.hand_id, "table_id": t.tid, "rules_version": st.rules_version, "status": status,
+        "ended_at": now(), "participants": json.dumps(sorted(t.hand_participants.values())),
+        "record": json.dumps(rec),
+    }
+    t.deadline = None
+    # stacks after the hand (a cancelled hand gives everything back)
+    for i, seat in enumerate(st.seats):
+        s = t.seats.get(seat)
+        if s is None or s.pid != t.hand_participants.get(seat):
+            continue
+        s.stack = st.stacks[i] if status == "settled" else st.starting_stacks[i]
+    await after_hand(t)
+
+
+async def after_hand(t: Table) -> None:
+    """Leavers go, limits may close a session, busted stacks leave; then the next hand may be scheduled."""
+    st = t.state
+    for s in list(t.seats.values()):
+        if s.leaving:
+            await sessions.close(t, s, reason="left")
+            continue
+        if not t.played(s):
+            continue
+        if s.session_id is not None and t.deps.settings.limits:
+            assert st is not None and st.hand_id is not None
+            try:
+                await t.sessions.allow_continue(st.hand_id, s)
+            except BusError as exc:
+                if exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
+                    await sessions.close(t, s, reason="limit")
+                    continue
+        if not t.balance_plays and s.stack == 0 and not s.auto_rebuy:
+            await sessions.close(t, s, reason="busted")
+    # everyone who played is free to go elsewhere once the hand settled
+    for pid in t.hand_participants.values():
+        if t.seat_of(pid) is None:
+            t.sessions.release(pid)
+    await schedule_next_hand(t)

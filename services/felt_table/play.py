@@ -1,0 +1,122 @@
+"""A seated player's moves in the running hand: act, pre-actions, voluntary show, and the turn
+deadline (a timeout is the engine's move for the player). Guards come first so a refused
+command changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import Act, SetPreAction, Show, TableResult
+from felt_engine import betting
+from felt_engine.actions import Action
+from felt_engine.cards import card_str, parse_cards
+from felt_engine.errors import IllegalAction
+from felt_engine.hand import apply, show as engine_show, timeout as engine_timeout
+from felt_engine.preactions import auto_action, set_preaction
+from felt_engine.state import HandState
+from felt_runtime.bus import BusError
+from felt_table import hands
+from felt_table.table import Seat, Table, engine_error
+from felt_table.views import view
+
+
+def current(t: Table, pid: str, hand_id: str | None = None) -> tuple[Seat, HandState]:
+    """The player's seat and the running hand, or why this player cannot act in it."""
+    s = t.require_seat(pid)
+    st = t.state
+    if st is None or st.phase == "over" or (hand_id is not None and hand_id != st.hand_id):
+        raise BusError(ErrorCode.HAND_CLOSED, "that hand is over", hand_id=hand_id)
+    if st.index_of(s.seat) is None:
+        raise BusError(ErrorCode.NOT_SEATED, "not dealt in this hand (waiting for the next deal)")
+    return s, st
+
+
+def to_action(t: Table, c: Act, st: HandState, seat: int) -> Action:
+    """The wire action as an engine action (ante-nl-1 speaks `hit` and chips-to-add `bet`)."""
+    kind = c.action
+    if kind in ("bet", "raiseTo") and c.amount is None:
+        raise BusError(ErrorCode.MALFORMED, f"{kind} needs an amount")
+    if kind not in ("bet", "raiseTo") and c.amount is not None:
+        raise BusError(ErrorCode.MALFORMED, f"{kind} takes no amount")
+    if kind != "draw" and c.cards:
+        raise BusError(ErrorCode.MALFORMED, "only draw takes cards")
+    add_now = t.profile.amount_convention == "add_now"
+    try:
+        if kind == "hit" or (add_now and kind == "bet"):
+            if not add_now:
+                raise BusError(ErrorCode.ILLEGAL_ACTION, "hit is the ante-nl-1 protocol", reason="unknown_action")
+            return betting.from_add_now(st, seat, kind, c.amount)
+        if kind == "draw":
+            try:
+                cards = parse_cards(list(c.cards))
+            except (ValueError, KeyError) as exc:
+                raise BusError(ErrorCode.MALFORMED, f"bad cards: {exc}") from None
+            return Action("draw", None, cards)
+        return Action(kind, c.amount)
+    except IllegalAction as exc:
+        raise engine_error(exc) from None
+
+
+async def act(t: Table, c: Act) -> TableResult:
+    s, st = current(t, c.participant_id, c.hand_id)
+    if c.seat is not None and c.seat != s.seat:
+        raise BusError(ErrorCode.FORBIDDEN, "you can only act for your own seat", seat=c.seat)
+    if c.turn_id is not None and c.turn_id != st.turn_id:
+        raise BusError(ErrorCode.STALE_TURN, f"turn {c.turn_id} is over", turn_id=st.turn_id)
+    action = to_action(t, c, st, s.seat)
+    try:
+        nxt = apply(st, s.seat, action)
+    except IllegalAction as exc:
+        raise engine_error(exc) from None
+    await hands.step(t, nxt)
+    return t.result(view=view(t, c.participant_id))
+
+
+async def preaction(t: Table, c: SetPreAction) -> TableResult:
+    s, st = current(t, c.participant_id)
+    try:
+        t.state = set_preaction(st, s.seat, c.preaction)
+    except IllegalAction as exc:
+        raise engine_error(exc) from None
+    t.emit("preaction", private_to=s.pid, hand_id=st.hand_id, seat=s.seat, participant_id=s.pid,
+           detail=c.preaction or "")
+    auto = auto_action(t.state) if t.state.actor_seat == s.seat else None
+    if auto is not None:
+        await hands.step(t, apply(t.state, s.seat, auto.action, reason="preaction"))
+    return t.result()
+
+
+async def show(t: Table, c: Show) -> TableResult:
+    s = t.require_seat(c.participant_id)
+    st = t.state
+    if st is None or st.index_of(s.seat) is None or t.hand_participants.get(s.seat) != s.pid:
+        raise BusError(ErrorCode.NOT_SEATED, "not in the last hand")
+    try:
+        nxt = engine_show(st, s.seat)
+    except IllegalAction as exc:
+        raise engine_error(exc) from None
+    t.state = nxt.state
+    for op in nxt.ops:
+        t.emit("show", hand_id=st.hand_id, seat=s.seat, participant_id=s.pid,
+               cards=[card_str(x) for x in op.cards], detail="voluntary")
+    return t.result()
+
+
+async def turn_over(t: Table, p: dict[str, Any]) -> TableResult:
+    """The turn deadline fired: time the player out unless that turn is already over."""
+    st = t.state
+    if st is None or st.phase == "over" or st.hand_id != p.get("h") or st.turn_id != p.get("turn") \
+            or st.actor_seat != p.get("seat"):
+        t.stale_ignored += 1
+        return t.result("stale")
+    try:
+        nxt = engine_timeout(st, int(p["seat"]), int(p["turn"]))
+    except IllegalAction:
+        t.stale_ignored += 1
+        return t.result("stale")
+    await hands.step(t, nxt)
+    return t.result("timeout")
+
+
+COMMANDS = {Act: act, SetPreAction: preaction, Show: show}

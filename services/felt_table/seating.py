@@ -1,0 +1,180 @@
+"""Seating and lobby rules: admission, one participant per owner, buy-in (limits, then the
+wallet), ready/start, sit-out, leaving by the profile's policy, disconnect grace, and the
+restart policy that starts a table with empty seats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import (
+    Admission, Disconnect, Join, Leave, ParticipantKind, Ready, Reconnect, SetAutoRebuy, SitIn, SitOut, Start,
+    StartMode, TableResult,
+)
+from felt_contracts.timer import DeadlineKind
+from felt_engine.errors import IllegalAction
+from felt_engine.hand import leave as engine_leave
+from felt_runtime.bus import BusError
+from felt_table import hands, sessions
+from felt_table.table import Seat, Table, engine_error
+from felt_table.views import view
+
+
+async def reset(t: Table, attempts: int = 60) -> None:
+    """Cancel every open hand of this table in the wallet (refunded exactly once there) and
+    cash out every reserve; the seats start empty. Partial hands are never resumed."""
+    res = await t.wallet.cancel_table(attempts)
+    t.emit("table_reset", amount=len(res.hands), detail=",".join(h.hand_id for h in res.hands))
+    await t.events.flush()
+
+
+async def join(t: Table, c: Join) -> TableResult:
+    adm = t.config.admission
+    if (adm is Admission.AGENTS_ONLY and c.kind is not ParticipantKind.AGENT) or (
+            adm is Admission.HUMANS_ONLY and c.kind is not ParticipantKind.HUMAN):
+        raise BusError(ErrorCode.ADMISSION, f"this table admits {adm.value}", admission=adm.value)
+    bal = await t.wallet.balance(c.participant_id)
+    if bal.in_play > 0:
+        raise BusError(ErrorCode.CHIPS_IN_PLAY, "chips committed to an unsettled hand", in_play=bal.in_play)
+    if t.seat_of(c.participant_id):
+        raise BusError(ErrorCode.ALREADY_SEATED, "already at this table", reason="same_participant")
+    if any(s.owner == c.owner_id for s in t.seats.values()):
+        raise BusError(ErrorCode.ALREADY_SEATED, "this owner already has a participant at this table",
+                       reason="one_per_owner")
+    other = t.sessions.active_elsewhere(c.participant_id)
+    if other is not None:
+        raise BusError(ErrorCode.ALREADY_SEATED, "already in a table session", reason="active_session",
+                       table_id=other)
+    free = [n for n in range(1, t.config.seats + 1) if n not in t.seats]
+    if not free:
+        raise BusError(ErrorCode.TABLE_FULL, "no free seat")
+    session_id = None
+    if t.balance_plays:
+        stack = bal.available
+    else:
+        amount = c.buy_in if c.buy_in is not None else t.config.max_buy_in
+        lo, hi = t.config.min_buy_in or 1, t.config.max_buy_in or 0
+        if amount is None or not lo <= amount <= hi:
+            raise BusError(ErrorCode.INVALID_AMOUNT, f"buy-in must be {lo}..{hi}", min_buy_in=lo, max_buy_in=hi)
+        await t.sessions.allow_buy_in(c.owner_id, c.participant_id, amount)
+        res = await t.wallet.buy_in(c.participant_id, amount, lo, hi, "join")
+        stack, session_id = res.reserved, res.session_id
+    n = free[0]
+    t.seats[n] = Seat(n, c.participant_id, c.owner_id, c.kind, c.name, stack, session_id,
+                      auto_rebuy=c.auto_rebuy and t.config.auto_rebuy)
+    t.sessions.claim(c.participant_id)
+    status = "waiting" if t.hand_running else "seated"
+    t.emit(status, seat=n, participant_id=c.participant_id, amount=stack)
+    await hands.schedule_next_hand(t)
+    return t.result(status, seat=n)
+
+
+async def ready(t: Table, c: Ready) -> TableResult:
+    s = t.require_seat(c.participant_id)
+    s.ready = c.ready
+    t.emit("ready", seat=s.seat, participant_id=s.pid, detail="ready" if c.ready else "not_ready")
+    return t.result()
+
+
+async def set_auto_rebuy(t: Table, c: SetAutoRebuy) -> TableResult:
+    s = t.require_seat(c.participant_id)
+    if c.enabled and not t.config.auto_rebuy:
+        raise BusError(ErrorCode.FORBIDDEN, "this table has no auto-rebuy")
+    s.auto_rebuy = c.enabled
+    t.emit("auto_rebuy", private_to=s.pid, seat=s.seat, participant_id=s.pid, detail=str(c.enabled).lower())
+    return t.result()
+
+
+async def sit_out(t: Table, c: SitOut) -> TableResult:
+    s = t.require_seat(c.participant_id)
+    s.sitting_out, s.ready = True, False
+    t.emit("sit_out", seat=s.seat, participant_id=s.pid)
+    return t.result()
+
+
+async def sit_in(t: Table, c: SitIn) -> TableResult:
+    s = t.require_seat(c.participant_id)
+    s.sitting_out = False
+    t.emit("sit_in", seat=s.seat, participant_id=s.pid)
+    await hands.schedule_next_hand(t)
+    return t.result()
+
+
+async def start(t: Table, c: Start) -> TableResult:
+    """Explicit tables: a seated player starts the hand once two eligible players are ready."""
+    s = t.require_seat(c.participant_id)
+    if t.config.start_mode is not StartMode.EXPLICIT:
+        raise BusError(ErrorCode.CONFLICT, "this table starts hands automatically", reason="auto_start")
+    if t.hand_running:
+        raise BusError(ErrorCode.CONFLICT, "a hand is running", reason="hand_running")
+    if s.sitting_out:
+        raise BusError(ErrorCode.CONFLICT, "sitting out", reason="sitting_out")
+    s.ready = True
+    ready_now = t.eligible(need_ready=True)
+    if len(ready_now) < 2:
+        t.emit("ready", seat=s.seat, participant_id=s.pid, detail="ready")
+        raise BusError(ErrorCode.CONFLICT, "at least two eligible players must be ready",
+                       reason="not_enough_ready", ready=len(ready_now))
+    if not await hands.deal(t, need_ready=True):
+        raise BusError(ErrorCode.CONFLICT, "the hand could not start", reason="not_enough_ready")
+    return t.result("started", seat=s.seat)
+
+
+async def _leave(t: Table, s: Seat, reason: str) -> str:
+    """Mid-hand the engine's leave policy applies and the cash-out follows settlement; otherwise at once."""
+    if t.in_hand(s.seat) and t.hand_participants.get(s.seat) == s.pid:
+        st = t.state
+        assert st is not None
+        s.leaving = True
+        if not st.folded[st.index_of(s.seat)]:  # type: ignore[index]
+            try:
+                nxt = engine_leave(st, s.seat)
+            except IllegalAction as exc:
+                raise engine_error(exc) from None
+            t.emit("leaving", seat=s.seat, participant_id=s.pid, hand_id=st.hand_id, detail=reason)
+            await hands.step(t, nxt)
+        else:
+            t.emit("leaving", seat=s.seat, participant_id=s.pid, hand_id=st.hand_id, detail=reason)
+        return "leaving" if s.seat in t.seats else "left"
+    await sessions.close(t, s, reason=reason)
+    return "left"
+
+
+async def leave(t: Table, c: Leave) -> TableResult:
+    s = t.require_seat(c.participant_id)
+    if s.leaving:
+        return t.result("leaving", seat=s.seat)
+    return t.result(await _leave(t, s, "left"), seat=s.seat)
+
+
+async def disconnect(t: Table, c: Disconnect) -> TableResult:
+    s = t.require_seat(c.participant_id)
+    s.connected = False
+    s.grace_epoch += 1
+    await t.timers.schedule(f"grace:{s.pid}", DeadlineKind.DISCONNECT, t.deps.settings.grace_seconds,
+                            {"k": "grace", "p": s.pid, "e": s.grace_epoch})
+    t.emit("disconnected", seat=s.seat, participant_id=s.pid)
+    return t.result()
+
+
+async def reconnect(t: Table, c: Reconnect) -> TableResult:
+    s = t.require_seat(c.participant_id)
+    if not s.connected:
+        s.connected = True
+        s.grace_epoch += 1
+        await t.timers.cancel(f"grace:{s.pid}")
+        t.emit("reconnected", seat=s.seat, participant_id=s.pid)
+    return t.result(view=view(t, c.participant_id))
+
+
+async def grace_over(t: Table, p: dict[str, Any]) -> TableResult:
+    """Disconnect grace expired: the player leaves (folding if in a hand) unless they came back."""
+    s = t.seat_of(str(p.get("p")))
+    if s is None or s.connected or s.grace_epoch != p.get("e") or s.leaving:
+        t.stale_ignored += 1
+        return t.result("stale")
+    return t.result(await _leave(t, s, "disconnected"))
+
+
+COMMANDS = {Join: join, Ready: ready, SetAutoRebuy: set_auto_rebuy, SitOut: sit_out, SitIn: sit_in, Start: start,
+            Leave: leave, Disconnect: disconnect, Reconnect: reconnect}

@@ -1,0 +1,77 @@
+"""A participant's session at a table: limits before new risk, the one-active-session
+registry, auto-rebuy top-ups and closing the session (cash-out)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from felt_contracts import subjects
+from felt_contracts.limits import CheckKind, LimitsCheck, LimitsDecision
+from felt_runtime.bus import BusError
+from felt_table.deps import Deps
+
+if TYPE_CHECKING:
+    from felt_table.table import Seat, Table
+
+log = logging.getLogger("felt.table.sessions")
+
+
+class Sessions:
+    def __init__(self, table_id: str, deps: Deps) -> None:
+        self.tid = table_id
+        self.deps = deps
+
+    async def _limits(self, check: LimitsCheck) -> None:
+        """Raise BusError when limits deny (unavailable counts as deny for new risk)."""
+        if self.deps.settings.limits:
+            await self.deps.ask(subjects.LIMITS_CHECK, check, LimitsDecision)
+
+    async def allow_buy_in(self, owner: str, pid: str, amount: int) -> None:
+        await self._limits(LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=pid, amount=amount))
+
+    async def allow_hand(self, s: Seat) -> None:
+        await self._limits(LimitsCheck(kind=CheckKind.START_HAND, owner_id=s.owner, participant_id=s.pid,
+                                       session_id=s.session_id))
+
+    async def allow_continue(self, hand_id: str, s: Seat) -> None:
+        """After a settled hand (counted once per hand: the hand id keys the check)."""
+        await self._limits(LimitsCheck(message_id=f"{hand_id}:{s.pid}:continue", kind=CheckKind.CONTINUE_SESSION,
+                                       owner_id=s.owner, participant_id=s.pid, session_id=s.session_id))
+
+    def active_elsewhere(self, pid: str) -> str | None:
+        return self.deps.registry.active.get(pid)
+
+    def claim(self, pid: str) -> None:
+        self.deps.registry.active[pid] = self.tid
+
+    def release(self, pid: str) -> None:
+        if self.deps.registry.active.get(pid) == self.tid:
+            self.deps.registry.active.pop(pid, None)
+
+
+async def top_up(t: Table, s: Seat) -> None:
+    """Auto-rebuy (between hands): top the stack up to the maximum within the available balance."""
+    hi = t.config.max_buy_in or 0
+    if not (s.auto_rebuy and t.config.auto_rebuy) or s.stack >= hi:
+        return
+    try:
+        bal = await t.wallet.balance(s.pid)
+        amount = min(hi - s.stack, bal.available)
+        if amount <= 0:
+            return
+        res = await t.wallet.buy_in(s.pid, amount, 0, hi, "rebuy")
+        s.stack, s.session_id = res.reserved, res.session_id
+        t.emit("rebuy", seat=s.seat, participant_id=s.pid, amount=amount)
+    except BusError as exc:
+        log.info("auto-rebuy refused: %s", exc.message)
+
+
+async def close(t: Table, s: Seat, *, reason: str) -> None:
+    """Remove a seat between hands (or one not in the hand) and cash its stack out."""
+    amount = await t.wallet.cash_out(s.pid) if s.session_id is not None else 0
+    t.seats.pop(s.seat, None)
+    t.sessions.release(s.pid)
+    await t.timers.cancel(f"grace:{s.pid}")
+    t.emit("session_closed" if reason in ("limit", "busted") else "left", seat=s.seat, participant_id=s.pid,
+           amount=amount, detail=reason)

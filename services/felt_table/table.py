@@ -1,0 +1,125 @@
+"""One table's state (seats, the current hand, the button) and the rules read straight off it.
+
+The command modules (seating, play, hands, views) work on this object; only the actor's queue
+touches it, so nothing here needs a lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import ParticipantKind, TableConfig, TableResult
+from felt_engine.errors import EngineError
+from felt_engine.profiles import eligible_stack, get_profile
+from felt_engine.state import HandState
+from felt_runtime.bus import BusError
+from felt_table.deadlines import Deadlines
+from felt_table.deps import Deps
+from felt_table.escrow import Escrow
+from felt_table.events import Events
+from felt_table.lobby import stakes_of
+from felt_table.sessions import Sessions
+
+ENGINE_CODES = {
+    "not_your_turn": ErrorCode.NOT_YOUR_TURN, "hand_over": ErrorCode.HAND_CLOSED,
+    "stale_turn": ErrorCode.STALE_TURN, "not_in_hand": ErrorCode.NOT_SEATED,
+    "amount_out_of_bounds": ErrorCode.INVALID_AMOUNT, "invalid_amount": ErrorCode.INVALID_AMOUNT,
+    "amount_required": ErrorCode.MALFORMED, "amount_not_allowed": ErrorCode.MALFORMED,
+}
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def engine_error(exc: EngineError) -> BusError:
+    """The engine's refusal as a stable bus code (the engine's own code kept as `reason`)."""
+    return BusError(ENGINE_CODES.get(exc.code, ErrorCode.ILLEGAL_ACTION), exc.message, reason=exc.code)
+
+
+@dataclass
+class Seat:
+    seat: int
+    pid: str
+    owner: str
+    kind: ParticipantKind
+    name: str
+    stack: int
+    session_id: str | None = None
+    ready: bool = False
+    sitting_out: bool = False
+    connected: bool = True
+    leaving: bool = False
+    auto_rebuy: bool = False
+    grace_epoch: int = 0
+
+
+class Table:
+    def __init__(self, config: TableConfig, deps: Deps) -> None:
+        self.config = config
+        self.deps = deps
+        self.profile = get_profile(config.rules_version)
+        self.stakes = stakes_of(config)
+        self.balance_plays = self.profile.money == "balance"
+        self.turn_seconds = config.turn_seconds or deps.settings.turn_seconds
+        self.intermission_seconds = config.intermission_seconds or deps.settings.intermission_seconds
+        self.seats: dict[int, Seat] = {}
+        self.state: HandState | None = None  # the current (or last finished) hand
+        self.hand_participants: dict[int, str] = {}
+        self.hand_started_at = ""
+        self.button: int | None = None
+        self.deadline: datetime | None = None
+        self.next_hand_at: datetime | None = None
+        self.intermission_epoch = 0
+        self.stale_ignored = 0
+        self.events = Events(config.table_id, deps)
+        self.wallet = Escrow(config.table_id, deps, self.balance_plays)
+        self.timers = Deadlines(config.table_id, deps)
+        self.sessions = Sessions(config.table_id, deps)
+
+    @property
+    def tid(self) -> str:
+        return self.config.table_id
+
+    @property
+    def hand_running(self) -> bool:
+        return self.state is not None and self.state.phase != "over"
+
+    def emit(self, kind: str, *, private_to: str | None = None, **fields: Any) -> dict[str, Any]:
+        return self.events.emit(kind, private_to=private_to, **fields)
+
+    def result(self, status: str = "ok", **kw: Any) -> TableResult:
+        return TableResult(table_id=self.tid, seq=self.events.seq, status=status, **kw)
+
+    def seat_of(self, pid: str) -> Seat | None:
+        return next((s for s in self.seats.values() if s.pid == pid), None)
+
+    def require_seat(self, pid: str) -> Seat:
+        s = self.seat_of(pid)
+        if s is None:
+            raise BusError(ErrorCode.NOT_SEATED, "not seated at this table", participant_id=pid)
+        return s
+
+    def in_hand(self, seat: int) -> bool:
+        return self.hand_running and self.state is not None and self.state.index_of(seat) is not None
+
+    def played(self, s: Seat) -> bool:
+        """This seat's occupant (not a later one on the same seat) was dealt into the current hand."""
+        st = self.state
+        return st is not None and st.index_of(s.seat) is not None and self.hand_participants.get(s.seat) == s.pid
+
+    def eligible(self, *, need_ready: bool) -> list[Seat]:
+        """Seats that can be dealt in now, in seat order (the profile says who covers the forced bet)."""
+        out = []
+        for s in sorted(self.seats.values(), key=lambda x: x.seat):
+            if s.sitting_out or s.leaving or not s.connected:
+                continue
+            if need_ready and not s.ready:
+                continue
+            if not eligible_stack(self.profile, self.stakes, s.stack):
+                continue
+            out.append(s)
+        return out

@@ -1,0 +1,86 @@
+"""What a viewer may see of a table (own hole cards and legal actions only) and the read-only
+queries: view, missed events, finished hands."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import (
+    Bounds, GetEvents, GetHand, GetView, HandSeat, HandView, LegalActions, ListHands, SeatSummary, TableResult,
+    TableSummary, TableView,
+)
+from felt_engine.views import seat_view
+from felt_runtime.bus import BusError
+from felt_table import history
+from felt_table.table import Table
+
+
+def legal_model(d: dict[str, Any]) -> LegalActions:
+    def b(x: Any) -> Bounds | None:
+        return Bounds(min=x["min"], max=x["max"]) if x else None
+
+    return LegalActions(fold=d["fold"], check=d["check"], call=d["call"], bet=b(d["bet"]), raise_to=b(d["raiseTo"]),
+                        all_in=d["allIn"], draw=b(d.get("draw")))
+
+
+def summary(t: Table) -> TableSummary:
+    return TableSummary(config=t.config, players=len(t.seats), hand_running=t.hand_running,
+                        hand_id=t.state.hand_id if t.hand_running and t.state else None, last_seq=t.events.seq)
+
+
+def view(t: Table, viewer: str | None) -> TableView:
+    me = t.seat_of(viewer) if viewer else None
+    seats = []
+    for s in sorted(t.seats.values(), key=lambda x: x.seat):
+        status = "leaving" if s.leaving else "sitting_out" if s.sitting_out else (
+            "playing" if t.in_hand(s.seat) and t.hand_participants.get(s.seat) == s.pid else "waiting")
+        seats.append(SeatSummary(seat=s.seat, participant_id=s.pid, kind=s.kind, name=s.name, stack=s.stack,
+                                 status=status, ready=s.ready, connected=s.connected))
+    hand = None
+    st = t.state
+    if st is not None:
+        my_seat = me.seat if me is not None and t.hand_participants.get(me.seat) == me.pid else None
+        v = seat_view(st, my_seat) if my_seat is not None and st.index_of(my_seat) is not None else seat_view(st, -1)
+        hand = HandView(
+            hand_id=v["handId"], rules_version=v["rulesVersion"], structure=v["structure"], street=v["street"],
+            phase=v["phase"], button=v["button"], small_blind_seat=v["smallBlind"], big_blind_seat=v["bigBlind"],
+            board=tuple(v["board"]), pot=v["pot"], to_match=v["toMatch"], actor_seat_id=v["actorSeatId"],
+            turn_id=v["turnId"], deadline=t.deadline if st.phase != "over" else None,
+            seats=tuple(HandSeat(seat=x["seat"], participant_id=t.hand_participants.get(x["seat"]),
+                                 stack=x["stack"], bet=x["bet"], committed=x["committed"], folded=x["folded"],
+                                 all_in=x["allIn"], card_count=x["cardCount"],
+                                 cards=tuple(x["cards"]) if x["cards"] is not None else None, shown=x["shown"],
+                                 leaving=x["leaving"], payout=x["payout"]) for x in v["seats"]),
+            hole_cards=tuple(v["holeCards"]) if v.get("holeCards") is not None else None,
+            legal_actions=legal_model(v["legalActions"]) if v.get("legalActions") else None,
+            preaction=v.get("preaction"), showdown=v["showdown"])
+    return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
+                     your_seat_id=me.seat if me else None, seats=tuple(seats), hand=hand,
+                     next_hand_at=t.next_hand_at)
+
+
+async def get_view(t: Table, c: GetView) -> TableResult:
+    return t.result(view=view(t, c.viewer))
+
+
+async def get_events(t: Table, c: GetEvents) -> TableResult:
+    return t.result(events=await t.events.since(c.after_seq, c.viewer, c.limit))
+
+
+async def get_hand(t: Table, c: GetHand) -> TableResult:
+    await t.events.flush()
+    row = await t.deps.store.hand(t.tid, c.hand_id)
+    if row is None:
+        raise BusError(ErrorCode.NOT_FOUND, "no such finished hand at this table", hand_id=c.hand_id)
+    return t.result(hand=history.history(json.loads(row["record"]), c.viewer, c.format))
+
+
+async def list_hands(t: Table, c: ListHands) -> TableResult:
+    await t.events.flush()
+    rows = await t.deps.store.hands(t.tid, c.participant_id, c.limit)
+    return t.result(hands=tuple(history.summary(json.loads(r["record"])) for r in rows))
+
+
+COMMANDS = {GetView: get_view, GetEvents: get_events, GetHand: get_hand, ListHands: list_hands}
