@@ -40,14 +40,27 @@ class Escrow:
             amount=amount, min_buy_in=lo, max_buy_in=hi), BuyInResult)
 
     async def commit(self, step: Step, hand_id: str, participants: dict[int, str]) -> None:
-        """Commit every chip these operations move into the pot, in order, before accepting."""
-        for op in step.ops:
-            if op.kind in COMMIT_KINDS and op.amount:
-                seq = self.commit_seq
-                await self.deps.ask(subjects.WALLET_COMMIT, Commit(
-                    message_id=f"{hand_id}:{seq}", account_id=participants[op.seat], table_id=self.tid,
-                    hand_id=hand_id, seq=seq, amount=op.amount, from_available=self.balance_plays), CommitResult)
-                self.commit_seq += 1
+        """Commit every chip these operations move into the pot before the step is accepted.
+
+        A step moving several seats' chips (the forced bets) sends its commits together, so the
+        wallet's group commit takes them in one transaction; each still has its own transfer id,
+        and if any is refused the caller cancels the hand (refunding the others)."""
+        ops = [op for op in step.ops if op.kind in COMMIT_KINDS and op.amount]
+        base = self.commit_seq
+        commits = [self.deps.ask(subjects.WALLET_COMMIT, Commit(
+            message_id=f"{hand_id}:{base + k}", account_id=participants[op.seat], table_id=self.tid, hand_id=hand_id,
+            seq=base + k, amount=op.amount, from_available=self.balance_plays), CommitResult)
+            for k, op in enumerate(ops)]
+        if len(commits) == 1:
+            await commits[0]
+            self.commit_seq += 1
+            return
+        outcomes = await asyncio.gather(*commits, return_exceptions=True)
+        refused = [x for x in outcomes if isinstance(x, BaseException)]
+        if len(refused) < len(outcomes):  # something is in escrow: a cancel must refund it
+            self.commit_seq = base + len(outcomes)
+        if refused:
+            raise refused[0]
 
     async def settle(self, hand_id: str, payouts: dict[str, int], returns: dict[str, int]) -> None:
         """The whole hand's payout in one request (`returns`: uncalled/refunded chips)."""

@@ -16,6 +16,12 @@ from felt_contracts.table import TableEvent
 from felt_table.deps import Deps
 
 FIELDS = set(TableEvent.model_fields)
+_JSON = {"content-type": "application/json"}
+
+
+def _body(ev: TableEvent | None) -> bytes:
+    assert ev is not None
+    return ev.model_dump_json().encode()
 
 
 class Events:
@@ -40,18 +46,15 @@ class Events:
         if not events and hand is None:
             return
         await self.deps.store.write(events, hand)
-        broker = self.deps.broker
+        # plain nats-py publishes only buffer: the command's copies leave in one socket write
+        nc = self.deps.broker.connection
         for ev in events:
             if ev.get("private_to") is None:
-                pub = render(ev, None)
-                assert pub is not None
-                await broker.publish(pub.model_dump(mode="json"), subjects.table_public_events(self.tid),
-                                     headers={"Nats-Msg-Id": f"{self.tid}:{ev['seq']}"})
+                await nc.publish(subjects.table_public_events(self.tid), _body(render(ev, None)),
+                                 headers={**_JSON, "Nats-Msg-Id": f"{self.tid}:{ev['seq']}"})
             for pid in private_recipients(ev):
-                priv = render(ev, pid)
-                assert priv is not None
-                await broker.publish(priv.model_dump(mode="json"), subjects.table_seat_events(self.tid, pid),
-                                     headers={"Nats-Msg-Id": f"{self.tid}:{ev['seq']}:{pid}"})
+                await nc.publish(subjects.table_seat_events(self.tid, pid), _body(render(ev, pid)),
+                                 headers={**_JSON, "Nats-Msg-Id": f"{self.tid}:{ev['seq']}:{pid}"})
 
     async def since(self, after_seq: int, viewer: str | None, limit: int) -> tuple[TableEvent, ...]:
         """Stored events after `after_seq` as `viewer` may see them (gap filling)."""

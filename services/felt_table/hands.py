@@ -7,6 +7,7 @@ wallet before `t.state` takes the step, and its operations become events only af
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
@@ -57,20 +58,25 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
     for s in list(t.seats.values()):
         await sessions.top_up(t, s)
     if t.balance_plays:  # the account balance plays: read it now
-        for s in t.eligible(need_ready=need_ready) + [x for x in t.seats.values() if x.stack < t.stakes.ante]:
-            try:
-                s.stack = (await t.wallet.balance(s.pid)).available
-            except BusError:
-                pass
-    dealt = []
-    for s in t.eligible(need_ready=need_ready):
-        if s.session_id is not None:
-            try:
-                await t.sessions.allow_hand(s)
-            except BusError as exc:
-                if exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
-                    await sessions.close(t, s, reason="limit")
+        readers = t.eligible(need_ready=need_ready) + [x for x in t.seats.values() if x.stack < t.stakes.ante]
+        balances = await asyncio.gather(*(t.wallet.balance(s.pid) for s in readers), return_exceptions=True)
+        for s, bal in zip(readers, balances):
+            if isinstance(bal, BaseException):
+                if not isinstance(bal, BusError):
+                    raise bal
                 continue
+            s.stack = bal.available
+    players = t.eligible(need_ready=need_ready)
+    limited = [s for s in players if s.session_id is not None]
+    answers = await t.sessions.refusals([t.sessions.allow_hand(s) for s in limited])
+    refusals = dict(zip((s.seat for s in limited), answers))
+    dealt = []
+    for s in players:
+        exc = refusals.get(s.seat)
+        if exc is not None:
+            if exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
+                await sessions.close(t, s, reason="limit")
+            continue
         dealt.append(s)
     dealt = dealt[: t.profile.max_seats]
     if len(dealt) < 2:
@@ -186,20 +192,25 @@ async def finish(t: Table) -> None:
 async def after_hand(t: Table) -> None:
     """Leavers go, limits may close a session, busted stacks leave; then the next hand may be scheduled."""
     st = t.state
-    for s in list(t.seats.values()):
+    seats = list(t.seats.values())
+    asked = [s for s in seats if not s.leaving and t.played(s) and s.session_id is not None and t.deps.settings.limits]
+    if asked:
+        assert st is not None and st.hand_id is not None
+        hand_id = st.hand_id
+        refusals = dict(zip((s.seat for s in asked),
+                            await t.sessions.refusals([t.sessions.allow_continue(hand_id, s) for s in asked])))
+    else:
+        refusals = {}
+    for s in seats:
         if s.leaving:
             await sessions.close(t, s, reason="left")
             continue
         if not t.played(s):
             continue
-        if s.session_id is not None and t.deps.settings.limits:
-            assert st is not None and st.hand_id is not None
-            try:
-                await t.sessions.allow_continue(st.hand_id, s)
-            except BusError as exc:
-                if exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
-                    await sessions.close(t, s, reason="limit")
-                    continue
+        exc = refusals.get(s.seat)
+        if exc is not None and exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
+            await sessions.close(t, s, reason="limit")
+            continue
         if not t.balance_plays and s.stack == 0 and not s.auto_rebuy:
             await sessions.close(t, s, reason="busted")
     # everyone who played is free to go elsewhere once the hand settled

@@ -3,7 +3,9 @@ registry, auto-rebuy top-ups and closing the session (cash-out)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from felt_contracts import subjects
@@ -38,6 +40,16 @@ class Sessions:
         """After a settled hand (counted once per hand: the hand id keys the check)."""
         await self._limits(LimitsCheck(message_id=f"{hand_id}:{s.pid}:continue", kind=CheckKind.CONTINUE_SESSION,
                                        owner_id=s.owner, participant_id=s.pid, session_id=s.session_id))
+
+    @staticmethod
+    async def refusals(checks: list[Awaitable[None]]) -> list[BusError | None]:
+        """Run independent checks together (one round trip for the table, not one per seat);
+        each seat's refusal or None, in order. Only `BusError`s are answers; anything else raises."""
+        outcomes = await asyncio.gather(*checks, return_exceptions=True)
+        for x in outcomes:
+            if isinstance(x, BaseException) and not isinstance(x, BusError):
+                raise x
+        return [x if isinstance(x, BusError) else None for x in outcomes]
 
     def active_elsewhere(self, pid: str) -> str | None:
         return self.deps.registry.active.get(pid)

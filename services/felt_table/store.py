@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime
 from typing import Any
@@ -38,6 +39,8 @@ table_hands = sa.Table(
 class Store:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self._pending: list[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def created_tables(self) -> list[str]:
         async with self.engine.connect() as conn:
@@ -54,14 +57,49 @@ class Store:
         return int(v or 0)
 
     async def write(self, events: list[dict[str, Any]], hand: dict[str, Any] | None = None) -> None:
-        """One transaction per command: its events (and the finished hand, if any)."""
+        """Persist one command's events (and its finished hand, if any); returns once committed.
+
+        Commands of different tables that flush while a transaction is in progress share the
+        next one (group commit): with many tables the database sees one transaction per batch
+        instead of one per command. Should a shared transaction fail, each command is written
+        alone, so one bad write fails only its own command."""
+        done = asyncio.get_running_loop().create_future()
+        self._pending.append((events, hand, done))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._drain())
+        await done
+
+    async def _drain(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            try:
+                await self._write([(e, h) for e, h, _ in batch])
+                outcomes: list[BaseException | None] = [None] * len(batch)
+            except Exception:  # noqa: BLE001 - retried one by one below
+                outcomes = []
+                for events, hand, _ in batch:
+                    try:
+                        await self._write([(events, hand)])
+                        outcomes.append(None)
+                    except Exception as exc:  # noqa: BLE001 - that command's own failure
+                        outcomes.append(exc)
+            for (_, _, done), exc in zip(batch, outcomes):
+                if done.done():
+                    continue
+                if exc is None:
+                    done.set_result(None)
+                else:
+                    done.set_exception(exc)
+
+    async def _write(self, commands: list[tuple[list[dict[str, Any]], dict[str, Any] | None]]) -> None:
+        rows = [{"table_id": e["table_id"], "seq": e["seq"], "hand_id": e.get("hand_id"),
+                 "body": json.dumps(e, default=str)} for events, _ in commands for e in events]
+        hands = [hand for _, hand in commands if hand is not None]
         async with self.engine.begin() as conn:
-            if events:
-                await conn.execute(table_events.insert(), [
-                    {"table_id": e["table_id"], "seq": e["seq"], "hand_id": e.get("hand_id"),
-                     "body": json.dumps(e, default=str)} for e in events])
-            if hand is not None:
-                await conn.execute(table_hands.insert().values(**hand))
+            if rows:
+                await conn.execute(table_events.insert(), rows)
+            if hands:
+                await conn.execute(table_hands.insert(), hands)
 
     async def events(self, table_id: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
         async with self.engine.connect() as conn:
