@@ -20,7 +20,7 @@ run: $(STAMP)
 	$(BIN)/felt up
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 docs: $(STAMP)
 	$(BIN)/python -m felt_runtime.asyncapi docs/asyncapi
