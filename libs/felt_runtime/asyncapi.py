@@ -10,24 +10,28 @@ import importlib
 import json
 import sys
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from pydantic import BaseModel
 
 from felt_contracts.base import Reply
-from felt_runtime.bus import CONTRACTS
+from felt_runtime.bus import CONTRACTS, FastRoute, fast_responders
 
 from felt_runtime import catalog
 from felt_runtime.service import build_app
 from felt_runtime.settings import Settings
 
 
-def with_contracts(spec: dict[str, Any]) -> dict[str, Any]:
-    """Put each request model (and its reply) into the document.
+def with_contracts(spec: dict[str, Any], fast: Iterable[FastRoute] = ()) -> dict[str, Any]:
+    """Put each request model (and its reply) into the document, and the `fast` responders'
+    subjects, which FastStream does not know (they are plain nats-py subscriptions).
 
     Handlers validate raw bodies themselves, so FastStream sees no payload type; the
     models registered by `responder` are the truth."""
+    for route in fast:
+        _add_channel(spec, route)
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
     for channel in spec.get("channels", {}).values():
         contract = CONTRACTS.get(channel.get("address", ""))
@@ -42,6 +46,31 @@ def with_contracts(spec: dict[str, Any]) -> dict[str, Any]:
                 message["x-reply"] = {"$ref": f"#/components/schemas/{_add_schema(schemas, reply)}"}
     schemas.pop("EmptyPayload", None)
     return spec
+
+
+def _add_channel(spec: dict[str, Any], route: FastRoute) -> None:
+    """A channel, message and receive operation shaped like FastStream's for a subscriber."""
+    key = route.title
+    if key in spec.get("channels", {}):
+        return
+    message_key = f"{key}:SubscribeMessage"
+    spec.setdefault("channels", {})[key] = {
+        "address": route.subject,
+        **({"description": route.description} if route.description else {}),
+        "servers": [{"$ref": f"#/servers/{name}"} for name in spec.get("servers", {})],
+        "messages": {"SubscribeMessage": {"$ref": f"#/components/messages/{quote(message_key, safe=':')}"}},
+        "bindings": {"nats": {"subject": route.subject, "queue": route.queue, "bindingVersion": "custom"}},
+    }
+    spec.setdefault("components", {}).setdefault("messages", {})[message_key] = {
+        "title": message_key,
+        "correlationId": {"location": "$message.header#/correlation_id"},
+        "payload": {"$ref": "#/components/schemas/EmptyPayload"},  # replaced by the contract below
+    }
+    spec.setdefault("operations", {})[key] = {
+        "action": "receive",
+        "channel": {"$ref": f"#/channels/{quote(key, safe=':')}"},
+        "messages": [{"$ref": f"#/channels/{quote(key, safe=':')}/messages/SubscribeMessage"}],
+    }
 
 
 def _add_schema(schemas: dict[str, Any], model: type[BaseModel]) -> str:
@@ -60,8 +89,9 @@ def write_all(out: Path) -> list[Path]:
         build = getattr(module, "build", None)
         if build is None:  # an HTTP service with its own OpenAPI (the gateway)
             continue
-        app, _ = build_app(name, build, Settings())
-        spec = with_contracts(app.schema.to_specification().to_jsonable())
+        app, ctx = build_app(name, build, Settings())
+        fast = fast_responders(ctx.broker).routes.values()
+        spec = with_contracts(app.schema.to_specification().to_jsonable(), fast)
         path = out / f"{name}.json"
         path.write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n")
         written.append(path)

@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from felt_contracts import subjects
 from felt_contracts.health import HealthRequest, HealthStatus
 from felt_runtime import catalog
-from felt_runtime.bus import make_broker, responder
+from felt_runtime.bus import fast_responders, make_broker, responder
 from felt_runtime.db import create_engine, ping
 from felt_runtime.redis import make_redis
 from felt_runtime.settings import Settings
@@ -56,7 +56,14 @@ class Dependency:
 
 @dataclass
 class ServiceContext:
-    """What a service's `build` gets: settings, the broker, and places to hang hooks."""
+    """What a service's `build` gets: settings, the broker, and places to hang hooks.
+
+    Startup hooks run in order, then the broker starts; shutdown hooks run in order, then
+    the broker stops. The runtime keeps one hook of its own at each end: the last startup
+    hook opens the fast responders' subscriptions (`responder(..., fast=True)`), after the
+    service's own hooks (migrations, writers) have run; the first shutdown hook drains them,
+    so handlers in flight answer before the service's resources and the broker close.
+    """
 
     name: str
     settings: Settings
@@ -67,8 +74,13 @@ class ServiceContext:
     _engine: AsyncEngine | None = None
     _redis: Redis | None = None
 
+    def __post_init__(self) -> None:
+        fast = fast_responders(self.broker)
+        self.startup.append(fast.start)
+        self.shutdown.insert(0, fast.stop)
+
     def on_startup(self, hook: Hook) -> Hook:
-        self.startup.append(hook)
+        self.startup.insert(len(self.startup) - 1, hook)  # before the fast responders start
         return hook
 
     def on_shutdown(self, hook: Hook) -> Hook:

@@ -16,14 +16,13 @@ def build(ctx: ServiceContext, wallet: WalletSettings | None = None) -> Writer:
     settings = wallet or WalletSettings()
     engine = ctx.database()
     writer = Writer(engine, grant=settings.grant, group_commit=settings.group_commit, batch_max=settings.batch_max)
-    fast = register(ctx.broker, engine, writer)
+    register(ctx.broker, engine, writer)  # served once every startup hook has run
     tasks: list[asyncio.Task[None]] = []
 
     @ctx.on_startup
     async def start() -> None:
         await migrate(engine, "felt_wallet", "wallet")
         await ctx.broker.connect()
-        await fast.start()
         js = ctx.broker.config.connection_state.stream
         await ensure_stream(js)
         writer.start()
@@ -31,7 +30,6 @@ def build(ctx: ServiceContext, wallet: WalletSettings | None = None) -> Writer:
 
     @ctx.on_shutdown
     async def stop() -> None:
-        await fast.stop()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,5 +1,8 @@
 """A minimal service built on felt_runtime, used to test the runtime itself."""
 
+import asyncio
+
+from pydantic import Field
 from sqlalchemy import text
 
 from felt_contracts.base import Message, Request
@@ -7,10 +10,17 @@ from felt_runtime.bus import BusError, responder
 from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext
 
+#: served by FastStream subscribers (the default)
+ECHO = "felt.demo.echo"
+#: the same handler as fast responders (plain nats-py subscriptions): up to 16 in flight, and one at a time
+FAST_ECHO = "felt.demo.fast_echo"
+SERIAL_ECHO = "felt.demo.serial_echo"
+
 
 class Echo(Request):
     text: str
     fail: str = ""
+    sleep: float = Field(0.0, ge=0, le=5)
 
 
 class Echoed(Message):
@@ -26,8 +36,10 @@ def build(ctx: ServiceContext) -> None:
     async def schema() -> None:
         await migrate(engine, "tests.support.demo", "demo")
 
-    @responder(ctx.broker, "felt.demo.echo", Echo, queue="felt-demo")
     async def echo(req: Echo) -> Echoed:
+        """Echo the text with the row count of demo_items; `fail` refuses or crashes, `sleep` waits."""
+        if req.sleep:
+            await asyncio.sleep(req.sleep)
         if req.fail == "refuse":
             raise BusError("conflict", "refused as asked", why="test")
         if req.fail == "crash":
@@ -35,3 +47,7 @@ def build(ctx: ServiceContext) -> None:
         async with engine.connect() as conn:
             rows = (await conn.execute(text("SELECT count(*) FROM demo_items"))).scalar_one()
         return Echoed(text=req.text, rows=rows)
+
+    responder(ctx.broker, ECHO, Echo, queue="felt-demo")(echo)
+    responder(ctx.broker, FAST_ECHO, Echo, queue="felt-demo", fast=True, max_in_flight=16)(echo)
+    responder(ctx.broker, SERIAL_ECHO, Echo, queue="felt-demo", fast=True, max_in_flight=1)(echo)

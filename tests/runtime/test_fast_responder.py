@@ -1,0 +1,121 @@
+"""`responder(..., fast=True)`: a plain nats-py queue subscription with the same replies as a
+FastStream subscriber, bounded concurrency, and a graceful drain at shutdown.
+
+The demo service serves one handler three ways: `ECHO` (FastStream), `FAST_ECHO` (fast, 16
+in flight) and `SERIAL_ECHO` (fast, one at a time)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from faststream.nats import NatsBroker
+
+from felt_contracts.errors import ErrorCode
+from felt_runtime.bus import BusError, call
+from tests.support.demo import ECHO, FAST_ECHO, SERIAL_ECHO, Echo, Echoed
+
+DEMO = "tests.support.demo"
+SLOW = 0.6
+
+
+@pytest.fixture
+async def broker(nats_url: str):
+    b = NatsBroker(nats_url)
+    await b.connect()
+    yield b
+    await b.stop()
+
+
+async def _raw(broker: NatsBroker, subject: str, body: bytes | dict[str, Any]) -> dict[str, Any]:
+    reply = await broker.request(body, subject, timeout=5)
+    return await reply.decode()
+
+
+async def test_fast_responder_replies_exactly_like_a_faststream_subscriber(services, broker) -> None:
+    services.start("demo", module=DEMO)
+    bodies: list[bytes | dict[str, Any]] = [
+        Echo(text="hi", message_id="m1", correlation_id="c1").model_dump(mode="json"),
+        Echo(text="x", fail="refuse", message_id="m2", correlation_id="c2").model_dump(mode="json"),
+        b"not json{",
+        b'{"text": 5}',
+        b'{"text": "x", "surprise": 1}',
+        b'{"text": "x", "sleep": -1}',
+    ]
+    for body in bodies:
+        assert await _raw(broker, FAST_ECHO, body) == await _raw(broker, ECHO, body)
+    assert (await call(broker, FAST_ECHO, Echo(text="hi"), Echoed)).text == "hi"
+
+
+async def test_fast_responder_error_codes(services, broker) -> None:
+    services.start("demo", module=DEMO)
+    for bad in (b"not json{", b'{"text": 5}', b'{"text": "x", "surprise": 1}'):
+        body = await _raw(broker, FAST_ECHO, bad)
+        assert body["ok"] is False and body["error"]["code"] == "malformed"
+    with pytest.raises(BusError) as refused:
+        await call(broker, FAST_ECHO, Echo(text="x", fail="refuse"), Echoed)
+    assert refused.value.code is ErrorCode.CONFLICT and refused.value.details == {"why": "test"}
+    with pytest.raises(BusError) as crashed:
+        await call(broker, FAST_ECHO, Echo(text="x", fail="crash", correlation_id="crash-1"), Echoed)
+    assert crashed.value.code is ErrorCode.INTERNAL
+    assert crashed.value.details == {"correlation_id": "crash-1"}
+
+
+async def test_fast_responder_echoes_the_correlation_id_header(services, broker) -> None:
+    services.start("demo", module=DEMO)
+    req = Echo(text="hi", correlation_id="corr-42")
+    reply = await broker.request(req.model_dump(mode="json"), FAST_ECHO, timeout=5, correlation_id="corr-42")
+    assert reply.correlation_id == "corr-42"
+    assert reply.headers.get("content-type") == "application/json"
+
+
+async def test_fast_responder_runs_slow_requests_concurrently(services, broker) -> None:
+    services.start("demo", module=DEMO)
+    n = 10
+    started = time.monotonic()
+    replies = await asyncio.gather(
+        *(call(broker, FAST_ECHO, Echo(text=str(i), sleep=SLOW), Echoed) for i in range(n))
+    )
+    elapsed = time.monotonic() - started
+    assert [r.text for r in replies] == [str(i) for i in range(n)]
+    assert elapsed < 2.5 * SLOW, f"{n} requests of {SLOW}s took {elapsed:.2f}s (serial would be {n * SLOW:.1f}s)"
+
+
+async def test_fast_responder_max_in_flight_one_serves_in_arrival_order(services, broker) -> None:
+    services.start("demo", module=DEMO)
+    finished: list[int] = []
+    sleeps = [0.4, 0.2, 0.0]
+
+    async def one(i: int) -> None:
+        await call(broker, SERIAL_ECHO, Echo(text=str(i), sleep=sleeps[i]), Echoed)
+        finished.append(i)
+
+    started = time.monotonic()
+    tasks = []
+    for i in range(len(sleeps)):
+        tasks.append(asyncio.create_task(one(i)))
+        await asyncio.sleep(0.05)  # sent in this order
+    await asyncio.gather(*tasks)
+    # concurrently the shortest would finish first; one at a time they finish in arrival order
+    assert finished == [0, 1, 2]
+    assert time.monotonic() - started >= sum(sleeps)
+
+
+async def test_fast_responder_answers_in_flight_requests_on_graceful_shutdown(services, broker) -> None:
+    svc = services.start("demo", module=DEMO)
+    pending = [asyncio.create_task(call(broker, FAST_ECHO, Echo(text=str(i), sleep=1.5), Echoed, timeout=10))
+               for i in range(5)]
+    await asyncio.sleep(0.5)  # all five are in their handlers
+    assert svc.process is not None
+    svc.process.terminate()  # SIGTERM: lifespan shutdown drains the fast responders first
+    replies = await asyncio.gather(*pending)
+    assert sorted(r.text for r in replies) == [str(i) for i in range(5)]
+    await asyncio.to_thread(svc.process.wait, 15)
+    assert svc.process.returncode in (0, -15)
+    assert '"level": "ERROR"' not in svc.tail(20000)
+    # and nobody serves the subject any more
+    with pytest.raises(BusError) as gone:
+        await call(broker, FAST_ECHO, Echo(text="late"), Echoed, timeout=1)
+    assert gone.value.code is ErrorCode.UNAVAILABLE
