@@ -71,9 +71,10 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     app.state.gw = gw
     app.state.engine = engine
     app.state.bus = bus
-    app.state.hub = Hub(broker)
+    app.state.hub = Hub(broker, linger=gw.feed_linger_seconds)
     app.state.presence = Presence(bus)
-    app.state.identity = Identity(engine, broker, token_ttl=gw.token_ttl_seconds, timeout=settings.request_timeout)
+    app.state.identity = Identity(engine, broker, token_ttl=gw.token_ttl_seconds, timeout=settings.request_timeout,
+                                  cache_seconds=gw.auth_cache_seconds)
     app.state.idempotency = Idempotency(redis, gw.idempotency_ttl_seconds)
     app.state.connections = set()
     app.state.hand_tables = {}

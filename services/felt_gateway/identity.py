@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -76,11 +77,17 @@ class ParticipantRow:
 
 
 class Identity:
-    def __init__(self, engine: AsyncEngine, broker: NatsBroker, *, token_ttl: float, timeout: float) -> None:
+    def __init__(self, engine: AsyncEngine, broker: NatsBroker, *, token_ttl: float, timeout: float, cache_seconds: float = 5.0) -> None:
         self.engine = engine
         self.broker = broker
         self.token_ttl = token_ttl
         self.timeout = timeout
+        #: sha256(secret) -> (monotonic expiry, principal): successful authentications only, for at
+        #: most `cache_seconds` (and never past a token's own expiry). Logging out, rotating or
+        #: revoking through this process drops the entries at once; through another gateway
+        #: process (or straight in the database) it takes effect within `cache_seconds`.
+        self.cache_seconds = cache_seconds
+        self._cache: dict[str, tuple[float, Principal]] = {}
 
     # --- owners ---------------------------------------------------------------------------
 
@@ -129,31 +136,58 @@ class Identity:
     async def log_out(self, token: str) -> None:
         async with self.engine.begin() as conn:
             await conn.execute(tokens.delete().where(tokens.c.token_hash == digest(token)))
+        self.forget(secret_hash=digest(token))
 
     # --- authentication -------------------------------------------------------------------
 
     async def authenticate(self, secret: str) -> Principal:
         """A bearer token -> the owner's HUMAN participant; an API key -> that AGENT."""
+        key = digest(secret)
+        hit = self._cache.get(key)
+        mono = time.monotonic()
+        if hit is not None:
+            if hit[0] > mono:
+                return hit[1]
+            del self._cache[key]
+        principal, valid_for = await self._authenticate(secret, key)
+        if self.cache_seconds > 0 and valid_for > 0:
+            if len(self._cache) >= 50_000:
+                self._cache = {k: v for k, v in self._cache.items() if v[0] > mono}
+                if len(self._cache) >= 50_000:
+                    self._cache.clear()
+            self._cache[key] = (mono + min(self.cache_seconds, valid_for), principal)
+        return principal
+
+    def forget(self, *, participant_id: str | None = None, secret_hash: str | None = None) -> None:
+        """Drop cached authentications (a key revoked or rotated, a token logged out)."""
+        if secret_hash is not None:
+            self._cache.pop(secret_hash, None)
+        if participant_id is not None:
+            for k in [k for k, (_, p) in self._cache.items() if p.participant_id == participant_id]:
+                del self._cache[k]
+
+    async def _authenticate(self, secret: str, key: str) -> tuple[Principal, float]:
+        """The principal and for how many seconds it may be trusted without asking again."""
         now = _now()
         async with self.engine.connect() as conn:
             if secret.startswith(TOKEN_PREFIX):
                 row = (await conn.execute(
                     sa.select(tokens.c.owner_id, tokens.c.expires_at, participants.c.id, participants.c.name)
                     .join(participants, sa.and_(participants.c.owner_id == tokens.c.owner_id, participants.c.human_slot == HUMAN))
-                    .where(tokens.c.token_hash == digest(secret))
+                    .where(tokens.c.token_hash == key)
                 )).first()
                 if row is None or _aware(row.expires_at) <= now:
                     raise ApiError(ErrorCode.UNAUTHORIZED, "token unknown or expired")
-                return Principal(row.owner_id, row.id, HUMAN, "token", row.name)
+                return Principal(row.owner_id, row.id, HUMAN, "token", row.name), (_aware(row.expires_at) - now).total_seconds()
             if secret.startswith(KEY_PREFIX):
                 row = (await conn.execute(
                     sa.select(participants.c.owner_id, participants.c.id, participants.c.kind, participants.c.name)
                     .join(api_keys, api_keys.c.participant_id == participants.c.id)
-                    .where(api_keys.c.key_hash == digest(secret), api_keys.c.revoked_at.is_(None))
+                    .where(api_keys.c.key_hash == key, api_keys.c.revoked_at.is_(None))
                 )).first()
                 if row is None or row.kind != AGENT:
                     raise ApiError(ErrorCode.UNAUTHORIZED, "API key unknown or revoked")
-                return Principal(row.owner_id, row.id, AGENT, "api_key", row.name)
+                return Principal(row.owner_id, row.id, AGENT, "api_key", row.name), self.cache_seconds
         raise ApiError(ErrorCode.UNAUTHORIZED, "credentials not recognised")
 
     # --- participants and keys ------------------------------------------------------------
@@ -200,12 +234,14 @@ class Identity:
             await conn.execute(api_keys.update().where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)).values(revoked_at=now))
             await conn.execute(api_keys.insert().values(
                 id=new_id(), key_hash=digest(key), participant_id=agent_id, prefix=key[: len(KEY_PREFIX) + 4], created_at=now))
+        self.forget(participant_id=agent_id)
         return key
 
     async def revoke_key(self, owner_id: str, agent_id: str) -> int:
         async with self.engine.begin() as conn:
             await self._agent_of(conn, owner_id, agent_id)
             done = await conn.execute(api_keys.update().where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)).values(revoked_at=_now()))
+        self.forget(participant_id=agent_id)
         return done.rowcount or 0
 
     async def key_state(self, agent_id: str) -> str | None:

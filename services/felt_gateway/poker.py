@@ -28,7 +28,7 @@ from felt_gateway import rules
 from felt_gateway.auth import Who
 from felt_gateway.clients import Bus, check_table_id, make_act
 from felt_gateway.errors import RESPONSES, ApiError, from_bus
-from felt_gateway.hub import Waker
+from felt_gateway.hub import Hub
 from felt_gateway.idempotency import Idempotency, Outcome, fingerprint
 from felt_gateway.identity import Principal, names_of
 from felt_gateway.schemas import (
@@ -183,29 +183,41 @@ async def events(
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> dict[str, Any]:
     """Events with `seq > after`, redacted for you, oldest first. With `wait`, the call returns
-    as soon as something happens (or after `wait` seconds with an empty list)."""
+    as soon as something happens (or after `wait` seconds with an empty list). `lastSeq`: ask
+    again with `after=lastSeq`."""
     check_table_id(table_id)
-    hub = request.app.state.hub
-    waker = Waker()
+    hub: Hub = request.app.state.hub
+    me = who.participant_id
+    wake = asyncio.Event()
     wait = min(wait, request.app.state.gw.longpoll_max_seconds)
-    subs = [subjects.table_public_events(table_id), subjects.table_seat_events(table_id, who.participant_id)]
-    if wait > 0:
-        for s in subs:
-            await hub.add(s, waker)
+    deadline = time.monotonic() + wait
+    feed = await hub.watch(table_id, wake)  # subscribed before anything is fetched
     try:
-        deadline = time.monotonic() + wait
+        cursor = after
         while True:
-            result = await bus(request).table(table_id, GetEvents(after_seq=after, viewer=who.participant_id, limit=limit))
+            wake.clear()
+            read = feed.read(me, cursor, limit)
+            if read.entries:
+                return {"tableId": table_id, "after": after, "lastSeq": read.last, "events": [e for _, e, _ in read.entries]}
+            cursor = read.last
+            if read.fetch:  # the feed does not reach back to `cursor` (or missed something): ask the table
+                result = await bus(request).table(table_id, GetEvents(after_seq=cursor, viewer=me, limit=limit))
+                if result.events:
+                    return {"tableId": table_id, "after": after, "lastSeq": result.seq, "events": camel(result.events)}
+                feed.prime(result.seq)
+                cursor = max(cursor, result.seq)
+                if not feed.read(me, cursor, 1).fetch:
+                    continue
+                wake.clear()
             remaining = deadline - time.monotonic()
-            if result.events or remaining <= 0:
-                break
-            if await waker.wait(remaining):
-                await asyncio.sleep(0.005)  # let a burst of events land together
+            if remaining <= 0:
+                return {"tableId": table_id, "after": after, "lastSeq": cursor, "events": []}
+            try:
+                await asyncio.wait_for(wake.wait(), min(remaining, 0.25) if read.fetch else remaining)
+            except TimeoutError:
+                pass
     finally:
-        if wait > 0:
-            for s in subs:
-                await hub.remove(s, waker)
-    return {"tableId": table_id, "after": after, "lastSeq": result.seq, "events": camel(result.events)}
+        hub.unwatch(feed, wake)
 
 
 @router.get("/tables/{table_id}/hands", response_model=Loose, summary="Finished hands of a table")

@@ -8,6 +8,8 @@ class GatewaySettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FELT_GATEWAY_", extra="ignore")
 
     token_ttl_seconds: float = Field(default=12 * 3600, gt=0)
+    auth_cache_seconds: float = Field(default=5.0, ge=0, le=60)  # a revocation elsewhere takes effect within this (0: no cache)
+    feed_linger_seconds: float = Field(default=30.0, ge=0)  # a table feed stays subscribed this long after its last listener
     idempotency_ttl_seconds: int = Field(default=24 * 3600, gt=0)
     longpoll_max_seconds: float = Field(default=30.0, gt=0, le=120)
     ws_max_frame_bytes: int = Field(default=16 * 1024, gt=0)

@@ -2,11 +2,13 @@
 
 One `Connection` per socket: authenticate (query `?token=` or a first `auth` frame), then read
 frames — each parsed into the client union of `frames.py` — and run them in order. Each
-subscribed table has a pump task: hub messages on the table's public/private subjects only
-wake it, and it fetches `GetEvents(after=last seq, viewer=me)` from the table, so what it
-sends is the table's own redaction for this viewer, numbered, without gaps. Chat messages
-are forwarded as they come. Bad frames get an `error` frame; only a flood far over the rate
-budget, a failed authentication or silence closes the socket.
+subscribed table has a pump task fed by the process's one `Feed` of that table (hub.py): the
+events the table published, in `seq` order, as this viewer may see them (public copies, and this
+participant's private copies only), sent straight from memory — the public copy's frame is
+serialized once for every socket. The pump asks the table (`GetEvents(after=last seq, viewer=me)`)
+only when the feed cannot answer (a gap). Chat messages are forwarded as they come. Bad frames
+get an `error` frame; only a flood far over the rate budget, a failed authentication or silence
+closes the socket.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from felt_contracts.table import GetEvents, GetView, Join, Leave, ParticipantKin
 from felt_gateway import frames as F
 from felt_gateway.clients import Bus, make_act
 from felt_gateway.errors import ApiError
-from felt_gateway.hub import Hub, Waker
+from felt_gateway.hub import Feed, Hub, Read, Waker, frame_text
 from felt_gateway.identity import Identity, Principal
 from felt_gateway.presence import Presence
 from felt_gateway.schemas import camel
@@ -47,13 +49,10 @@ class TableSub:
     waker: Waker = field(default_factory=Waker)
     task: asyncio.Task[None] | None = None
     chat_seen: int = 0
+    feed: Feed | None = None
 
-    def subjects(self, participant_id: str) -> list[str]:
-        return [
-            subjects.table_public_events(self.table_id),
-            subjects.table_seat_events(self.table_id, participant_id),
-            subjects.chat_events(self.table_id),
-        ]
+    def subjects(self) -> list[str]:
+        return [subjects.chat_events(self.table_id)]
 
 
 class Budget:
@@ -96,14 +95,7 @@ class Connection:
     # --- sending --------------------------------------------------------------------------
 
     async def send(self, frame: F.Frame) -> None:
-        if self.closed:
-            return
-        data = json.dumps(frame.dump(), separators=(",", ":"))
-        async with self.lock:
-            try:
-                await self.ws.send_text(data)
-            except (WebSocketDisconnect, RuntimeError, OSError):
-                self.closed = True
+        await self.send_text(json.dumps(frame.dump(), separators=(",", ":")))
 
     async def error(self, code: str, message: str, *, table_id: str | None = None, request_id: str | None = None, **details: Any) -> None:
         await self.send(F.Error(code=code, message=message, details=json.loads(json.dumps(details, default=str)), table_id=table_id, request_id=request_id))
@@ -293,10 +285,11 @@ class Connection:
             raise ApiError(ErrorCode.CONFLICT, f"at most {self.gw.ws_max_tables} tables per connection", reason="too_many_tables")
         sub = TableSub(tid)
         sub.waker.keep = True
-        for s in sub.subjects(who.participant_id):
-            await self.hub.add(s, sub.waker)
         self.tables[tid] = sub
         try:
+            sub.feed = await self.hub.watch(tid, sub.waker.event)  # subscribed before anything is fetched
+            for s in sub.subjects():
+                await self.hub.add(s, sub.waker)
             replayed = await self.resync(sub, frame.last_seq)
         except BaseException:
             await self.drop(tid, presence=False)
@@ -307,19 +300,30 @@ class Connection:
         await self.chat_join(tid, ChatRole.WATCHING)
 
     async def resync(self, sub: TableSub, last_seq: int | None) -> int:
-        """Replay events after `last_seq` when the table still has them all; else a snapshot."""
-        assert self.who is not None
+        """Replay events after `last_seq` (from the feed when it still holds them all, else from
+        the table when it does); otherwise a snapshot."""
+        assert self.who is not None and sub.feed is not None
+        me = self.who.participant_id
+        if last_seq is not None and sub.feed.covers(last_seq):
+            read = sub.feed.read(me, last_seq, 5000)
+            if not read.fetch and not read.more:
+                sub.last_seq = last_seq
+                await self.send_read(sub, read)
+                return len(read.entries)
         if last_seq is not None:
-            result = await self.bus.table(sub.table_id, GetEvents(after_seq=last_seq, viewer=self.who.participant_id, limit=5000))
+            result = await self.bus.table(sub.table_id, GetEvents(after_seq=last_seq, viewer=me, limit=5000))
             contiguous = (not result.events and result.seq == last_seq) or (result.events and result.events[0].seq == last_seq + 1 and result.events[-1].seq >= result.seq)
             if contiguous:
                 sub.last_seq = last_seq
                 for ev in result.events:
                     await self.send_event(sub, ev)
+                sub.last_seq = max(sub.last_seq, result.seq)
+                sub.feed.prime(result.seq)
                 return len(result.events)
-        view = (await self.bus.table(sub.table_id, GetView(viewer=self.who.participant_id))).view
+        view = (await self.bus.table(sub.table_id, GetView(viewer=me))).view
         assert view is not None
         sub.last_seq = view.seq
+        sub.feed.prime(view.seq)
         await self.send(F.Snapshot(table_id=sub.table_id, seq=view.seq, table=camel(view)))
         return 0
 
@@ -329,22 +333,33 @@ class Connection:
         sub.last_seq = ev.seq
         await self.send(F.EventFrame(table_id=sub.table_id, seq=ev.seq, event=camel(ev)))
 
+    async def send_read(self, sub: TableSub, read: Read) -> None:
+        for item, event, shared in read.entries:
+            if item.seq <= sub.last_seq:
+                continue
+            sub.last_seq = item.seq
+            await self.send_text(item.frame(sub.table_id) if shared else frame_text(sub.table_id, item.seq, event))
+        sub.last_seq = max(sub.last_seq, read.last)
+
+    async def send_text(self, data: str) -> None:
+        if self.closed:
+            return
+        async with self.lock:
+            try:
+                await self.ws.send_text(data)
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                self.closed = True
+
     async def pump(self, sub: TableSub) -> None:
         assert self.who is not None
-        chat_subject = subjects.chat_events(sub.table_id)
         try:
             while not self.closed:
-                await sub.waker.event.wait()
                 sub.waker.event.clear()
                 messages, sub.waker.messages = sub.waker.messages, []
-                table_changed = False
-                for subject, data in messages:
-                    if subject == chat_subject:
-                        await self.forward_chat(sub, data)
-                    else:
-                        table_changed = True
-                if table_changed:
-                    await self.catch_up(sub)
+                for _subject, data in messages:  # chat: the only raw subject of a table sub
+                    await self.forward_chat(sub, data)
+                await self.catch_up(sub)
+                await sub.waker.event.wait()
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - one table's pump never takes the connection down
@@ -352,7 +367,26 @@ class Connection:
             await self.error(ErrorCode.UNAVAILABLE, "table feed interrupted; subscribe again with lastSeq", table_id=sub.table_id)
 
     async def catch_up(self, sub: TableSub) -> None:
-        assert self.who is not None
+        """Send what the feed has after `last_seq`; ask the table only for a gap."""
+        assert self.who is not None and sub.feed is not None
+        me = self.who.participant_id
+        while not self.closed:
+            read = sub.feed.read(me, sub.last_seq, 500)
+            await self.send_read(sub, read)
+            if read.more:
+                continue
+            if not read.fetch:
+                return
+            before = sub.last_seq
+            if not await self.fetch(sub):
+                return
+            if sub.last_seq == before and sub.feed.read(me, sub.last_seq, 1).fetch:
+                # the table is not yet where the feed is (or the feed is wrong): let it settle
+                await asyncio.sleep(0.2)
+
+    async def fetch(self, sub: TableSub) -> bool:
+        """Fill a gap from the table's stored events (its own redaction for this viewer)."""
+        assert self.who is not None and sub.feed is not None
         while True:
             try:
                 result = await self.bus.table(sub.table_id, GetEvents(after_seq=sub.last_seq, viewer=self.who.participant_id, limit=500))
@@ -360,11 +394,13 @@ class Connection:
                 await self.error(exc.code.value, "could not fetch table events; they will follow", table_id=sub.table_id)
                 await asyncio.sleep(0.5)
                 sub.waker.event.set()
-                return
+                return False
             for ev in result.events:
                 await self.send_event(sub, ev)
             if len(result.events) < 500:
-                return
+                sub.last_seq = max(sub.last_seq, result.seq)
+                sub.feed.prime(result.seq)
+                return True
 
     async def forward_chat(self, sub: TableSub, data: bytes) -> None:
         try:
@@ -384,8 +420,10 @@ class Connection:
             sub.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await sub.task
-        for s in sub.subjects(self.who.participant_id):
+        for s in sub.subjects():
             await self.hub.remove(s, sub.waker)
+        if sub.feed is not None:
+            self.hub.unwatch(sub.feed, sub.waker.event)
         if presence and sub.task is not None:
             await self.presence.closed(table_id, self.who.participant_id)
 

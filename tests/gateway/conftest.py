@@ -66,13 +66,20 @@ def stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, tmp_pat
                     raise
                 proc.stop()
                 del procs[name]
-        gw = runner.start("gateway", database_url=db)
+        gw = runner.start("gateway", database_url=db, **extra_env("gateway"))
         yield Stack(gw, runner, db, procs)
     finally:
         runner.stop_all()
 
 
+#: the gateway's authentication cache TTL in the tests (shorter than the 5 s default so the
+#: revocation-elsewhere test waits less; the behaviour is the same)
+AUTH_CACHE_SECONDS = 2.0
+
+
 def extra_env(name: str) -> dict[str, str]:
+    if name == "gateway":
+        return {"FELT_GATEWAY_AUTH_CACHE_SECONDS": str(AUTH_CACHE_SECONDS)}
     if name == "table":
         return {"FELT_TABLE_DEFAULT_TABLES": "false", "FELT_TABLE_TURN_SECONDS": "20", "FELT_TABLE_GRACE_SECONDS": "10"}
     return {}

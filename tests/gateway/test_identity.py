@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.gateway.conftest import new_agent, sign_up, unique_email
@@ -115,3 +117,38 @@ async def test_bad_sign_ups_are_422(http, body) -> None:
 async def test_unparsable_json_is_400(http) -> None:
     r = await http.post("/api/v2/accounts/signup", content=b"{not json", headers={"content-type": "application/json"})
     assert r.status_code == 400 and r.json()["code"] == "malformed"
+
+
+async def test_a_revocation_elsewhere_takes_effect_within_the_auth_cache_ttl(stack, http) -> None:
+    """Authentication results are cached briefly in the gateway process; a key revoked by another
+    gateway process (here: straight in the database) stops working within the cache TTL, and a
+    token deleted elsewhere likewise. Through this process it is immediate (test above)."""
+    import time
+
+    from datetime import UTC, datetime
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from felt_gateway.store import api_keys, tokens
+    from tests.gateway.conftest import AUTH_CACHE_SECONDS
+
+    owner = await sign_up(http)
+    agent = await new_agent(http, owner)
+    assert (await http.get("/api/v2/poker/balance", headers=agent["headers"])).status_code == 200  # now cached
+    assert (await http.get("/api/v2/accounts/me", headers=owner["headers"])).status_code == 200
+    engine = create_async_engine(stack.database_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(api_keys.update().where(api_keys.c.participant_id == agent["participantId"]).values(revoked_at=datetime.now(UTC)))
+            await conn.execute(tokens.delete().where(tokens.c.owner_id == owner["ownerId"]))
+    finally:
+        await engine.dispose()
+    revoked_at = time.monotonic()
+    statuses: dict[str, float] = {}
+    while len(statuses) < 2 and time.monotonic() - revoked_at < AUTH_CACHE_SECONDS + 3:
+        if "key" not in statuses and (await http.get("/api/v2/poker/balance", headers=agent["headers"])).status_code == 401:
+            statuses["key"] = time.monotonic() - revoked_at
+        if "token" not in statuses and (await http.get("/api/v2/accounts/me", headers=owner["headers"])).status_code == 401:
+            statuses["token"] = time.monotonic() - revoked_at
+        await asyncio.sleep(0.1)
+    assert set(statuses) == {"key", "token"}, statuses
+    assert max(statuses.values()) <= AUTH_CACHE_SECONDS + 1.0, statuses
