@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -32,7 +33,8 @@ class Deadlines:
     def __init__(self, table_id: str, deps: Deps) -> None:
         self.tid = table_id
         self.deps = deps
-        self.jobs: asyncio.Queue[tuple[str, DeadlineKind, float, dict[str, Any]]] = asyncio.Queue()
+        self.pending: deque[tuple[str, DeadlineKind, float, dict[str, Any]]] = deque()
+        self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -45,11 +47,20 @@ class Deadlines:
 
     async def _drain(self) -> None:
         while True:
-            await self.schedule(*await self.jobs.get())
+            await self.wake.wait()
+            self.wake.clear()
+            while self.pending:
+                job = self.pending.popleft()
+                # a newer deadline under the same key replaces this one at the timer anyway (and
+                # its turn is already over): only the newest pending one needs the round trip
+                while self.pending and self.pending[0][0] == job[0]:
+                    job = self.pending.popleft()
+                await self.schedule(*job)
 
     def schedule_soon(self, key: str, kind: DeadlineKind, delay: float, payload: dict[str, Any]) -> None:
         """Schedule in order, without waiting for the timer service."""
-        self.jobs.put_nowait((key, kind, delay, payload))
+        self.pending.append((key, kind, delay, payload))
+        self.wake.set()
 
     async def schedule(self, key: str, kind: DeadlineKind, delay: float, payload: dict[str, Any]) -> datetime | None:
         """The deadline's due time, or None when the timer refused or is unavailable (logged)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -15,6 +16,12 @@ from felt_table.store import Store
 
 T = TypeVar("T")
 _JSON = {"content-type": "application/json"}
+
+
+@functools.cache
+def _reply_model(model: type[Any]) -> Any:
+    """`Reply[model]`, built once per result model (pydantic re-derives it on each subscript)."""
+    return Reply[model]  # type: ignore[valid-type]
 
 
 @dataclass
@@ -44,7 +51,7 @@ class Deps:
                                                        headers=_JSON)
         except (TimeoutError, NoRespondersError) as exc:
             raise BusError(ErrorCode.UNAVAILABLE, f"no reply on {subject} within {timeout}s") from exc
-        reply = Reply[model].model_validate_json(msg.data)  # type: ignore[valid-type]
+        reply = _reply_model(model).model_validate_json(msg.data)
         if not reply.ok and reply.error is not None:
             raise BusError(reply.error.code, reply.error.message, **reply.error.details)
         return reply.result  # type: ignore[return-value]
