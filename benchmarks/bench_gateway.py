@@ -526,16 +526,13 @@ clients in one Python process), the gateway, the five services, NATS and Valkey 
 2 cores, and other work was running on the machine (see the load average), so absolute numbers
 are floors and noisy; the ratios within one run are what to read. The gateway path also costs the
 load generator more per action (HTTP and JSON for every action and long-poll) than the bus path
-(one NATS request), which makes the ratio pessimistic for the gateway. Per action the gateway adds
-an HTTP request with an API-key lookup in SQLite and an idempotency record in Valkey around the
-same table command, and then, for every listener the table's event wakes (each agent's long-poll,
-the watcher's socket), one `GetEvents` round trip to the table: the gateway fetches each viewer's
-redaction from the owner instead of forwarding the published event, so the table's single
-ordered queue (which also awaits a wallet commit for chips and writes its events to SQLite before
-publishing) works several times per action instead of once. The same fetch-on-wake is what the
-fan-out column measures: one event on a table watched by k sockets costs the table k `GetEvents`
-— idle sockets are cheap (about 90 KB each, pongs in a few seconds at 2,000), busy watched tables
-are not.
+(one NATS request), which makes the ratio pessimistic for the gateway. Events reach sockets and
+long-polls by fan-out: one NATS subscription per table per gateway process, each event parsed
+once and its public frame serialized once, then handed from memory to every socket and long-poll
+watching the table (private copies only to their participant); the table is asked
+(`GetEvents`) only to fill a gap. Authentication results are cached for 5 s, so a long-polling
+agent costs no database read per request. What is left per action is the HTTP request, the
+idempotency record in Valkey and the table command itself.
 """
 
 

@@ -145,12 +145,14 @@ class Feed:
             return
         if n > top + 1:  # missed messages: whoever is behind n - 1 asks the table
             self.gaps += 1
+            log.info("table feed gap", extra={"table_id": self.table_id, "after": top, "seq": n, "gaps": self.gaps})
             self.items.clear()
             self.base = n - 1
         if to is None:
             item = Item(n, camel(ev), ev.participant_id, companion_kind)
         elif companion_kind:  # the public copy of this seq was missed
             self.gaps += 1
+            log.info("table feed gap (private copy without its public one)", extra={"table_id": self.table_id, "seq": n})
             self.items.clear()
             self.base = n
             self.notify()
