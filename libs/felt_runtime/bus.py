@@ -142,7 +142,7 @@ class FastResponders:
     - Each message is answered by its own task, started in arrival order; a semaphore per
       subject bounds the handlers in flight. When it is full, the subscription's delivery
       waits: messages queue in nats-py's pending buffer (bounded by nats-py's default
-      limits; past them the server drops for this slow consumer and callers see
+      limits; past them nats-py drops messages as a slow consumer and their callers see
       `unavailable`, which they may retry with the same ids).
     - Replies are the same `Reply` envelope as `dispatch` gives FastStream handlers, with
       the request's `correlation_id` header echoed.
