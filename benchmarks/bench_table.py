@@ -316,7 +316,7 @@ def growth(rows: list[tuple[int, dict[str, Any], dict[str, Any]]]) -> str:
         return ""
     (n0, t0, _), (n1, t1, _) = rows[0], rows[-1]
     return (f"\nFrom {n0} to {n1} tables: total hands/s ×{t1['rate'] / t0['rate']:.1f} for ×{n1 / n0:.0f} the tables "
-            f"(per table ×{(t1['rate'] / n1) / (t0['rate'] / n0):.2f}); p50 latency ×{t1['p50'] / t0['p50']:.1f}, "
+            f"(per table ×{(t1['rate'] / n1) / (t0['rate'] / n0):.3f}); p50 latency ×{t1['p50'] / t0['p50']:.1f}, "
             f"p99 ×{t1['p99'] / t0['p99']:.1f}; table CPU per hand ×{t1['cpu']['table'] / t0['cpu']['table']:.2f}, "
             f"wallet CPU per hand ×{t1['cpu']['wallet'] / t0['cpu']['wallet']:.2f}. Busiest service per hand at {n1} "
             f"tables: {max(t1['cpu'], key=t1['cpu'].get)}. The action that ends a hand also waits for the settlement "
