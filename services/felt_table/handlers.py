@@ -30,8 +30,10 @@ _JSON = {"content-type": "application/json"}
 
 
 class CommandPath:
-    """`table_command("*")` on a raw subscription; each message answered by its own task (the
-    table's queue orders them), so one slow table never holds up another."""
+    """`table_command("*")` on a raw subscription; each message answered by its own task, so one
+    slow table never holds up another (FastStream's subscriber ran one message at a time for
+    all tables). Per-table order is still arrival order: tasks start in arrival order and reach
+    `TableActor.submit`'s queue put without suspending before it."""
 
     def __init__(self, broker: Any, handler: Any) -> None:
         self.broker, self.handler = broker, handler
