@@ -26,7 +26,7 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
     engine = ctx.database()
     store = Store(engine)
     rooms = Rooms(Deps(ctx.broker, store, settings, Registry({})))
-    commands = register(ctx.broker, rooms, settings.timer_owner)
+    register(ctx.broker, rooms, settings.timer_owner)
 
     @ctx.on_startup
     async def start() -> None:
@@ -46,11 +46,9 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
         for c in configs.values():  # restart policy: every open hand cancelled, seats cleared
             await rooms.open(c)
         log.info("tables open", extra={"tables": len(rooms.actors)})
-        await commands.start()  # commands are answered once every table is open, as with FastStream
 
     @ctx.on_shutdown
     async def stop() -> None:
-        await commands.stop()
         await rooms.stop()
 
     return rooms
