@@ -66,12 +66,11 @@ def services(nats_url: str, redis_url: str, tmp_path: Path) -> Iterator[ServiceR
 ONE_WORKER_FOLDERS = {"gateway"}
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_itemcollected(item: pytest.Item) -> None:
     """Under `pytest -n` with `--dist loadgroup`: a folder in ONE_WORKER_FOLDERS is one
-    group, every other file is its own group (its module fixtures start once)."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            folder = item.path.parent.name
-            group = folder if folder in ONE_WORKER_FOLDERS else str(item.path.relative_to(item.config.rootpath))
-            item.add_marker(pytest.mark.xdist_group(group))
+    group, every other file is its own group (its module fixtures start once). Marked at
+    collection, before xdist turns the marks into node-id suffixes."""
+    if item.get_closest_marker("xdist_group") is None:
+        folder = item.path.parent.name
+        group = folder if folder in ONE_WORKER_FOLDERS else str(item.path.relative_to(item.config.rootpath))
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -1,6 +1,6 @@
-"""Gateway fixtures: one stack of real services per test session and database (SQLite, then
+"""Gateway fixtures: one stack of real services per database (SQLite, then
 PostgreSQL): wallet, limits, chat, timer and table when installed, and the gateway — all as
-processes on the session's NATS and Redis. Clients use httpx against the real uvicorn port."""
+processes on a NATS and Redis of their own. Clients use httpx against the real uvicorn port."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from felt_runtime import catalog
+from tests.support.servers import nats_server, redis_server
 from tests.support.services import ServiceProcess, ServiceRunner
 
 #: every path the tests reach, as the OpenAPI template (the coverage test compares)
@@ -43,7 +44,29 @@ def installed(name: str) -> bool:
     return name in catalog.installed()
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The OpenAPI coverage check counts what the other gateway tests exercised: run it last
+    (after pytest's own reordering by fixture parameters)."""
+    last = [i for i in items if i.name == "test_every_openapi_operation_is_exercised"]
+    items[:] = [i for i in items if i not in last] + last
+
+
+@pytest.fixture(scope="package")
+def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The gateway stack's own NATS: its long-lived services (queue groups `felt-wallet`, ...)
+    must never answer requests of other folders' tests that run later on this worker."""
+    with nats_server(tmp_path_factory.mktemp("gw-nats")) as url:
+        yield url
+
+
+@pytest.fixture(scope="package")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with redis_server(tmp_path_factory.mktemp("gw-redis")) as url:
+        yield url
+
+
+@pytest.fixture(scope="package", params=["sqlite", "postgres"])
 def stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory, postgres) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("gw")
     if request.param == "sqlite":
