@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,31 +20,37 @@ from felt_runtime import infra
 
 @contextmanager
 def nats_server(tmp: Path) -> Iterator[str]:
-    if url := os.environ.get("FELT_TEST_NATS_URL"):
+    with _server(
+        "FELT_TEST_NATS_URL",
+        lambda: infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log"),
+        "nats-server", "nats:2.12", 4222, "nats://", "-js",
+    ) as url:
         yield url
-        return
-    try:
-        server = infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log")
-    except infra.InfraError as exc:
-        with _container_or_skip("nats:2.12", f"embedded nats-server failed: {exc}", 4222, "-js") as url:
-            yield url.replace("http://", "nats://")
-        return
-    try:
-        yield server.url
-    finally:
-        server.stop()
 
 
 @contextmanager
 def redis_server(tmp: Path) -> Iterator[str]:
-    if url := os.environ.get("FELT_TEST_REDIS_URL"):
+    with _server(
+        "FELT_TEST_REDIS_URL",
+        lambda: infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False),
+        "valkey", "valkey/valkey:8", 6379, "redis://",
+    ) as url:
+        yield url
+
+
+@contextmanager
+def _server(
+    env: str, start: Callable[[], infra.Server], name: str, image: str, port: int, scheme: str, *command: str
+) -> Iterator[str]:
+    """The URL in `env`; else the embedded server `start` launches; else a container."""
+    if url := os.environ.get(env):
         yield url
         return
     try:
-        server = infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False)
+        server = start()
     except infra.InfraError as exc:
-        with _container_or_skip("valkey/valkey:8", f"embedded valkey failed: {exc}", 6379) as url:
-            yield url.replace("http://", "redis://")
+        with _container_or_skip(image, f"embedded {name} failed: {exc}", port, *command) as url:
+            yield url.replace("http://", scheme)
         return
     try:
         yield server.url
