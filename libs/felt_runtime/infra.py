@@ -63,13 +63,18 @@ class Server:
     process: subprocess.Popen
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, timeout)
+
+
+def stop_process(process: subprocess.Popen, timeout: float) -> None:
+    """SIGTERM a child that still runs; SIGKILL it if it has not exited within `timeout`."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def _wait_listening(name: str, proc: subprocess.Popen, port: int, log: Path, timeout: float) -> None:

@@ -61,14 +61,8 @@ class ServiceProcess:
         self.process.wait()
 
     def stop(self, timeout: float = 15.0) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        if self.process is not None:
+            infra.stop_process(self.process, timeout)
 
     def restart(self) -> None:
         self.stop()
