@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from faststream.nats import NatsBroker
 
 from tests.support.servers import PostgresDatabases, nats_server, redis_server
 from tests.support.services import ServiceRunner
@@ -51,6 +52,15 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path, postgres:
     if postgres is None:
         pytest.skip("FELT_TEST_POSTGRES_URL is not set (CI sets it to the local PostgreSQL)")
     yield await postgres.create()
+
+
+@pytest.fixture
+async def broker(nats_url: str) -> AsyncIterator[NatsBroker]:
+    """A connected FastStream NATS client for `felt_runtime.bus.call`."""
+    b = NatsBroker(nats_url)
+    await b.connect()
+    yield b
+    await b.stop()
 
 
 @pytest.fixture

@@ -64,14 +64,6 @@ def clock(shared_clock: FakeClock) -> FakeClock:
     return shared_clock
 
 
-@pytest.fixture
-async def broker(nats_url: str) -> AsyncIterator[NatsBroker]:
-    b = NatsBroker(nats_url)
-    await b.connect()
-    yield b
-    await b.stop()
-
-
 class Wallet:
     """Publishes TransferEvents exactly as the wallet does: JetStream, `Nats-Msg-Id` = event id."""
 

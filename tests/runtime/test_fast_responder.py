@@ -21,14 +21,6 @@ DEMO = "tests.support.demo"
 SLOW = 0.6
 
 
-@pytest.fixture
-async def broker(nats_url: str):
-    b = NatsBroker(nats_url)
-    await b.connect()
-    yield b
-    await b.stop()
-
-
 async def _raw(broker: NatsBroker, subject: str, body: bytes | dict[str, Any]) -> dict[str, Any]:
     reply = await broker.request(body, subject, timeout=5)
     return await reply.decode()

@@ -10,7 +10,6 @@ import time
 
 import httpx
 import pytest
-from faststream.nats import NatsBroker
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
@@ -21,14 +20,6 @@ from tests.support.demo import Echo, Echoed
 from tests.support.services import REPO
 
 DEMO = "tests.support.demo"
-
-
-@pytest.fixture
-async def broker(nats_url: str):
-    b = NatsBroker(nats_url)
-    await b.connect()
-    yield b
-    await b.stop()
 
 
 async def test_service_reports_health_over_http_and_bus(services, database_url, broker) -> None:
