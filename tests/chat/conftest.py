@@ -4,9 +4,8 @@ participant ids, so tests never share membership, history or throttle state."""
 
 from __future__ import annotations
 
-import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,11 +14,8 @@ from faststream.nats import NatsBroker
 from felt_contracts import subjects
 from felt_contracts.chat import ChatJoin, ChatMembership, ChatPost, ChatPosted
 from felt_runtime.bus import call
-from tests.support.services import REPO, ServiceProcess, ServiceRunner
+from tests.support.services import ServiceProcess, ServiceRunner
 
-#: `services/` on the path, so `python -m felt_chat` works even when the editable install's
-#: static package map predates felt_chat
-CHAT_ENV = {"pythonpath": os.pathsep.join(p for p in (str(REPO / "services"), os.environ.get("PYTHONPATH", "")) if p)}
 LIMIT = 5  # the default: 5 messages per participant per window
 WINDOW = 2.0  # seconds (default 10; short so the "allowed again" test is quick)
 
@@ -28,17 +24,15 @@ WINDOW = 2.0  # seconds (default 10; short so the "allowed again" test is quick)
 def chat(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
     runner = ServiceRunner(nats_url, redis_url, tmp_path_factory.mktemp("chat"))
     proc = runner.start("chat", felt_chat_prefix=f"c-{uuid.uuid4().hex[:8]}", felt_chat_max_messages=str(LIMIT),
-                        felt_chat_window_seconds=str(WINDOW), **CHAT_ENV)
+                        felt_chat_window_seconds=str(WINDOW))
     yield proc
     runner.stop_all()
 
 
 @pytest.fixture
-async def broker(nats_url: str, chat: ServiceProcess) -> AsyncIterator[NatsBroker]:
-    b = NatsBroker(nats_url)
-    await b.connect()
-    yield b
-    await b.stop()
+def broker(broker: NatsBroker, chat: ServiceProcess) -> NatsBroker:
+    """The shared bus client, with this module's chat process running."""
+    return broker
 
 
 def fresh(kind: str) -> str:

@@ -8,7 +8,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,20 +19,15 @@ from faststream.nats import NatsBroker
 from felt_contracts import subjects
 from felt_contracts.timer import DeadlineScheduled, ScheduleDeadline
 from felt_runtime.bus import call
-from tests.support.services import REPO, ServiceProcess, ServiceRunner
+from tests.support.services import ServiceProcess, ServiceRunner
 
 #: How late a deadline may fire, and how long a test waits for one, on a loaded shared machine.
 #: Never early is asserted exactly; lateness only against this generous bound.
 LATE = float(os.environ.get("FELT_TEST_TIMER_LATENESS", "1.5"))
 WAIT = 10.0
 
-#: extra environment for timer processes: `services/` on the path, so `python -m felt_timer`
-#: works even when the editable install's static package map predates felt_timer
-TIMER_ENV = {"pythonpath": os.pathsep.join(p for p in (str(REPO / "services"), os.environ.get("PYTHONPATH", "")) if p)}
-
-
 def start_timer(runner: ServiceRunner, prefix: str, **env: str) -> ServiceProcess:
-    return runner.start("timer", felt_timer_prefix=prefix, **TIMER_ENV, **env)
+    return runner.start("timer", felt_timer_prefix=prefix, **env)
 
 
 @pytest.fixture(scope="module")
@@ -48,14 +43,6 @@ def timer(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactor
 def owner() -> str:
     """A fresh owner per test: fired events go to felt.evt.timer.fired.<owner>."""
     return "o" + uuid.uuid4().hex[:12]
-
-
-@pytest.fixture
-async def broker(nats_url: str) -> AsyncIterator[NatsBroker]:
-    b = NatsBroker(nats_url)
-    await b.connect()
-    yield b
-    await b.stop()
 
 
 @dataclass

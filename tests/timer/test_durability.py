@@ -4,8 +4,6 @@ exactly once, a replica dying between claim and publish is covered by the lease,
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 import uuid
 
 import httpx
@@ -13,7 +11,7 @@ import pytest
 
 from felt_contracts import subjects
 from felt_contracts.timer import ScheduleDeadline
-from tests.support.services import REPO
+from felt_timer.store import TimerStore
 from tests.timer.conftest import schedule, start_timer
 
 
@@ -57,7 +55,7 @@ async def test_deadlines_survive_timer_stop_and_kill9(services, broker, listen, 
 
 async def test_three_replicas_fire_each_deadline_exactly_once(services, broker, listen, owner) -> None:
     p = prefix()
-    replicas = [services.start("timer", ready=False, felt_timer_prefix=p, **_env()) for _ in range(3)]
+    replicas = [services.start("timer", ready=False, felt_timer_prefix=p) for _ in range(3)]
     for r in replicas:
         await asyncio.to_thread(r.wait_ready)
     fired = await listen(subjects.timer_fired(owner))
@@ -75,12 +73,11 @@ async def test_replica_dying_between_claim_and_publish_is_redelivered_after_leas
 ) -> None:
     """A claim that is never acknowledged (its replica died) is fired by another replica once
     the lease runs out: deadlines are never lost (at-least-once), with the same event_id."""
-    store_mod = _import_store()
     from felt_runtime.redis import make_redis
 
     p = prefix()
     redis = make_redis(redis_url)
-    store = store_mod.TimerStore(redis, p, bank_ttl_s=3600, idempotency_ttl_s=60)
+    store = TimerStore(redis, p, bank_ttl_s=3600, idempotency_ttl_s=60)
     request = ScheduleDeadline(owner=owner, key="k", kind="turn", delay_seconds=0.05)
     await store.schedule(request, deadline_id="dl-1", owner=owner, key="k", kind="turn", delay_ms=50,
                          payload_json="{}", bank=None)
@@ -99,21 +96,7 @@ async def test_replica_dying_between_claim_and_publish_is_redelivered_after_leas
 
 
 def test_bad_timer_setting_is_one_line(services) -> None:
-    timer = services.start("timer", ready=False, felt_timer_poll_seconds="-1", **_env())
+    timer = services.start("timer", ready=False, felt_timer_poll_seconds="-1")
     assert timer.process is not None and timer.process.wait(30) == 2
     lines = timer.tail().strip().splitlines()
     assert lines[-1].startswith("felt-timer: FELT_TIMER_POLL_SECONDS")
-
-
-def _env() -> dict[str, str]:
-    from tests.timer.conftest import TIMER_ENV
-
-    return TIMER_ENV
-
-
-def _import_store():
-    if importlib.util.find_spec("felt_timer") is None:  # editable install older than felt_timer
-        sys.path.insert(0, str(REPO / "services"))
-    from felt_timer import store
-
-    return store
