@@ -12,6 +12,16 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 
+def sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+    """A SQLAlchemy "connect" listener: the pragmas every SQLite connection of Felt gets (WAL,
+    foreign keys, synchronous=NORMAL), so that several processes can share one file."""
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
 def create_engine(url: str, **options: object) -> AsyncEngine:
     """An async engine. SQLite gets WAL, foreign keys and a busy timeout so that several
     processes can share one file; its parent directory is created."""
@@ -20,15 +30,7 @@ def create_engine(url: str, **options: object) -> AsyncEngine:
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, connect_args={"timeout": 30}, **options)
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute("PRAGMA synchronous=NORMAL")
-            cur.close()
-
+        event.listen(engine.sync_engine, "connect", sqlite_pragmas)
         return engine
     options.setdefault("pool_size", 10)
     options.setdefault("max_overflow", 10)

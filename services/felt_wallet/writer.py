@@ -29,6 +29,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_runtime.bus import BusError
+from felt_runtime.db import sqlite_pragmas
 from felt_wallet.ledger import Command, apply, prefetch
 from felt_wallet.store import Work
 
@@ -39,21 +40,13 @@ IDLE_DELETE_AFTER = 0.2  # seconds: published outbox rows wait this long for a b
 
 
 def sqlite_sync_engine(engine: AsyncEngine) -> Engine | None:
-    """A synchronous engine on the same SQLite file (same pragmas as `felt_runtime.db`)."""
+    """A synchronous engine on the same SQLite file, with `felt_runtime.db`'s pragmas."""
     url = engine.url
     if url.get_backend_name() != "sqlite":
         return None
     sync = sa.create_engine(url.set(drivername="sqlite+pysqlite"),
                             connect_args={"timeout": 30, "check_same_thread": False})
-
-    @sa.event.listens_for(sync, "connect")
-    def _pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-        cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute("PRAGMA synchronous=NORMAL")
-        cur.close()
-
+    sa.event.listen(sync, "connect", sqlite_pragmas)
     return sync
 
 
