@@ -31,6 +31,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from felt_contracts.base import Event, Message, Request
+from felt_contracts.timer import TimeBankPolicy
 
 #: table ids are NATS subject tokens
 TableId = Annotated[str, Field(min_length=1, max_length=64)]  # [a-z0-9][a-z0-9_-]* (checked by the table service)
@@ -75,8 +76,11 @@ class TableConfig(Message):
     admission: Admission = Admission.MIXED
     start_mode: StartMode = StartMode.EXPLICIT
     auto_rebuy: bool = False  # the table allows auto-rebuy (seed 002)
-    turn_seconds: float | None = None  # None: the service setting  # None: the service setting
+    turn_seconds: float | None = None  # None: the service setting
     intermission_seconds: float | None = None
+    # a per-player time bank (extra seconds used only when the turn clock expires, refilled once
+    # per hand); None: off. Refused for nlhe-1 and ante-nl-1, whose texts fix the 30 s turn clock.
+    time_bank: TimeBankPolicy | None = None
 
 
 class SeatSummary(Message):
@@ -327,6 +331,8 @@ class HandView(Message):
     legal_actions: LegalActions | None = None
     preaction: str | None = None
     showdown: bool | None = None
+    time_bank_seconds: float | None = None  # the acting player's time bank (None: the table has none)
+    in_time_bank: bool = False  # the turn clock expired and the actor's bank runs (`deadline` extended)
 
 
 class TableView(Message):
@@ -354,6 +360,7 @@ class TurnInfo(Message):
     participant_id: str | None = None
     deadline: datetime | None = None
     legal_actions: LegalActions
+    time_bank_seconds: float | None = None  # the actor's time bank (None: the table has none)
 
 
 class TableEvent(Event):
@@ -362,7 +369,9 @@ class TableEvent(Event):
       auto_rebuy, session_closed, table_reset, hand_cancelled, start_refused;
     hand (engine operations, same names): hand_start, post_ante, post_blind, deal_hole,
       deal_board, street, fold, check, call, bet, raise, draw, show, award, hand_end;
-    turn (a turn starts: `turn` is set); preaction (private only).
+    turn (a turn starts: `turn` is set); time_bank (the actor's turn clock expired and their
+      bank runs: `turn` is set again with the extended `deadline` and the bank granted);
+    preaction (private only).
     `cards` of `deal_hole`/`draw` are set only in the owner's private copy."""
 
     table_id: str

@@ -15,7 +15,12 @@ from datetime import datetime
 from typing import Any
 
 from felt_contracts import subjects
-from felt_contracts.timer import CancelDeadline, DeadlineCancelled, DeadlineKind, DeadlineScheduled, ScheduleDeadline
+from felt_contracts.timer import (
+    CancelDeadline, DeadlineCancelled, DeadlineKind, DeadlineScheduled, RefillTimeBanks, ScheduleDeadline, TimeBanks,
+    TimeBankUse,
+)
+from pydantic import ValidationError
+
 from felt_runtime.bus import BusError
 from felt_table.deps import Deps
 
@@ -29,11 +34,32 @@ class Fired:
     payload: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class BankStarted:
+    """The timer's `TimeBankStarted` for one of our turns (internal: enters the same queue)."""
+
+    payload: dict[str, Any]
+    bank_seconds: float
+    turn_due_at: datetime  # the turn clock that expired
+    due_at: datetime  # the turn's new deadline
+
+
+def bank_use(table_id: str, pid: str | None, policy: Any) -> TimeBankUse | None:
+    """The time bank to attach to `pid`'s turn (None: no bank, or an id the timer cannot key)."""
+    if policy is None or pid is None:
+        return None
+    try:
+        return TimeBankUse(table_id=table_id, player_id=pid, policy=policy)
+    except ValidationError:
+        log.warning("no time bank for an id the timer cannot key", extra={"participant_id": pid[:100]})
+        return None
+
+
 class Deadlines:
     def __init__(self, table_id: str, deps: Deps) -> None:
         self.tid = table_id
         self.deps = deps
-        self.pending: deque[tuple[str, DeadlineKind, float, dict[str, Any]]] = deque()
+        self.pending: deque[tuple[str, DeadlineKind, float, dict[str, Any], TimeBankUse | None]] = deque()
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
 
@@ -57,20 +83,35 @@ class Deadlines:
                     job = self.pending.popleft()
                 await self.schedule(*job)
 
-    def schedule_soon(self, key: str, kind: DeadlineKind, delay: float, payload: dict[str, Any]) -> None:
+    def schedule_soon(self, key: str, kind: DeadlineKind, delay: float, payload: dict[str, Any],
+                      time_bank: TimeBankUse | None = None) -> None:
         """Schedule in order, without waiting for the timer service."""
-        self.pending.append((key, kind, delay, payload))
+        self.pending.append((key, kind, delay, payload, time_bank))
         self.wake.set()
 
-    async def schedule(self, key: str, kind: DeadlineKind, delay: float, payload: dict[str, Any]) -> datetime | None:
-        """The deadline's due time, or None when the timer refused or is unavailable (logged)."""
+    async def schedule(self, key: str, kind: DeadlineKind, delay: float, payload: dict[str, Any],
+                       time_bank: TimeBankUse | None = None) -> datetime | None:
+        """The deadline's due time, or None when the timer refused or is unavailable (logged).
+        `time_bank` (turns only): the timer extends the turn once by the player's bank when the
+        clock expires (`TimeBankStarted`) before firing."""
         try:
             res = await self.deps.ask(subjects.TIMER_SCHEDULE, ScheduleDeadline(
                 owner=self.deps.settings.timer_owner, key=f"{self.tid}:{key}", kind=kind, delay_seconds=delay,
-                payload={"table_id": self.tid, **payload}), DeadlineScheduled)
+                payload={"table_id": self.tid, **payload}, time_bank=time_bank), DeadlineScheduled)
             return res.due_at
         except BusError as exc:
             log.warning("timer refused/unavailable: %s", exc.message)
+            return None
+
+    async def refill_banks(self, hand_id: str, player_ids: list[str], policy: Any) -> dict[str, float] | None:
+        """Once per hand (message id `<hand_id>:bank`, so a retry refills nothing twice): each
+        player's bank + `refill_seconds`, capped; the balances after it, or None if the timer failed."""
+        try:
+            res = await self.deps.ask(subjects.TIMER_REFILL_BANKS, RefillTimeBanks(
+                message_id=f"{hand_id}:bank", table_id=self.tid, player_ids=player_ids, policy=policy), TimeBanks)
+            return res.seconds
+        except BusError as exc:
+            log.warning("time-bank refill refused/unavailable: %s", exc.message)
             return None
 
     async def cancel(self, key: str) -> None:

@@ -18,9 +18,9 @@ from pydantic import ValidationError
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import CreateTable, ListTables, TableList, TableRequest, TableResult, TableSummary
-from felt_contracts.timer import TimerFired
+from felt_contracts.timer import TimeBankStarted, TimerFired
 from felt_runtime.bus import BusError, declare_contract, responder
-from felt_table.deadlines import Fired
+from felt_table.deadlines import BankStarted, Fired
 from felt_table.rooms import Rooms
 
 log = logging.getLogger("felt.table.handlers")
@@ -59,3 +59,16 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
         actor = rooms.actors.get(str(ev.payload.get("table_id")))
         if actor is not None:
             actor.submit_nowait(Fired(dict(ev.payload)))
+
+    declare_contract(subjects.timer_bank_started(timer_owner), TimeBankStarted)
+
+    @broker.subscriber(subjects.timer_bank_started(timer_owner), queue=q, title="time bank started -> table queue")
+    async def bank_started(msg: NatsMessage) -> None:
+        try:
+            ev = TimeBankStarted.model_validate_json(msg.body)
+        except ValidationError:
+            log.warning("malformed time-bank event ignored")
+            return
+        actor = rooms.actors.get(str(ev.payload.get("table_id")))
+        if actor is not None:
+            actor.submit_nowait(BankStarted(dict(ev.payload), ev.bank_seconds, ev.turn_due_at, ev.due_at))

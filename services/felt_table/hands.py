@@ -25,6 +25,7 @@ from felt_engine.operations import PRIVATE_KINDS
 from felt_engine.preactions import auto_action, set_preaction
 from felt_runtime.bus import BusError
 from felt_table import history, sessions
+from felt_table.deadlines import bank_use
 from felt_table.table import Table, now
 from felt_table.views import legal_model
 
@@ -96,6 +97,10 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
         t.emit("hand_cancelled", hand_id=hand_id, detail=f"forced bets refused: {exc.code.value}")
         return False
     t.state = step.state
+    if t.time_bank is not None:  # once per hand (idempotent per hand id at the timer)
+        pids = [p for p in t.hand_participants.values() if bank_use(t.tid, p, t.time_bank) is not None]
+        banks = await t.timers.refill_banks(hand_id, pids, t.time_bank) if pids else None
+        t.banks.update(banks or {})
     await accepted(t, step.ops)
     return True
 
@@ -144,12 +149,15 @@ def turn(t: Table) -> None:
     st = t.state
     assert st is not None and st.actor_seat is not None
     seat = st.actor_seat
+    pid = t.hand_participants.get(seat)
+    t.end_bank_run()
     t.timers.schedule_soon("turn", DeadlineKind.TURN, t.turn_seconds,
-                           {"k": "turn", "h": st.hand_id, "turn": st.turn_id, "seat": seat})
+                           {"k": "turn", "h": st.hand_id, "turn": st.turn_id, "seat": seat},
+                           bank_use(t.tid, pid, t.time_bank))
     t.deadline = now() + timedelta(seconds=t.turn_seconds)
     legal = legal_model(betting.legal_actions_at(st, st.actor).to_dict())
-    info = TurnInfo(hand_id=st.hand_id or "", turn_id=st.turn_id, seat=seat,
-                    participant_id=t.hand_participants.get(seat), deadline=t.deadline, legal_actions=legal)
+    info = TurnInfo(hand_id=st.hand_id or "", turn_id=st.turn_id, seat=seat, participant_id=pid,
+                    deadline=t.deadline, legal_actions=legal, time_bank_seconds=t.bank_of(pid))
     t.emit("turn", hand_id=st.hand_id, seat=seat, participant_id=info.participant_id,
            turn=info.model_dump(mode="json"))
 
@@ -180,6 +188,7 @@ async def finish(t: Table) -> None:
         "record": json.dumps(rec),
     }
     t.deadline = None
+    t.end_bank_run()
     # stacks after the hand (a cancelled hand gives everything back)
     for i, seat in enumerate(st.seats):
         s = t.seats.get(seat)

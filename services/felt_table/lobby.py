@@ -11,6 +11,8 @@ from felt_engine.errors import ConfigError
 from felt_engine.profiles import Structure, TableStakes, get_profile, validate_stakes
 
 TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+#: profiles whose rule texts fix the turn clock at 30 s (seeds 000, 004): no time bank there
+FIXED_TURN_CLOCK = frozenset({"nlhe-1", "ante-nl-1"})
 
 DEFAULT_TABLES = [
     TableConfig(table_id="nlhe-1-a", name="No-limit hold'em 10/20", rules_version="nlhe-1", small_blind=10,
@@ -46,6 +48,8 @@ def check_config(cfg: TableConfig) -> str | None:
             return f"{name} must be in (0, 3600]"
     if cfg.auto_rebuy and profile.money != "buy_in":
         return "auto_rebuy needs a buy-in table"
+    if cfg.time_bank is not None and cfg.rules_version in FIXED_TURN_CLOCK:
+        return f"time_bank is not allowed for {cfg.rules_version}: its rules fix the turn clock at 30 s"
     return None
 
 

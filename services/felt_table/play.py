@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import Act, SetPreAction, Show, TableResult
+from felt_contracts.table import Act, SetPreAction, Show, TableResult, TurnInfo
 from felt_engine import betting
 from felt_engine.actions import Action
 from felt_engine.cards import card_str, parse_cards
@@ -17,8 +17,9 @@ from felt_engine.preactions import auto_action, set_preaction
 from felt_engine.state import HandState
 from felt_runtime.bus import BusError
 from felt_table import hands
-from felt_table.table import Seat, Table, engine_error
-from felt_table.views import view
+from felt_table.deadlines import BankStarted
+from felt_table.table import BankRun, Seat, Table, engine_error
+from felt_table.views import legal_model, view
 
 
 def current(t: Table, pid: str, hand_id: str | None = None) -> tuple[Seat, HandState]:
@@ -119,4 +120,24 @@ async def turn_over(t: Table, p: dict[str, Any]) -> TableResult:
     return t.result("timeout")
 
 
-COMMANDS = {Act: act, SetPreAction: preaction, Show: show}
+async def bank_started(t: Table, b: BankStarted) -> TableResult:
+    """The turn clock expired and the timer runs the actor's time bank: the deadline moves to
+    the bank's end and clients see it (`time_bank` event). Stale ones are ignored."""
+    st, p = t.state, b.payload
+    if st is None or st.phase == "over" or st.hand_id != p.get("h") or st.turn_id != p.get("turn") \
+            or st.actor_seat != p.get("seat") or t.time_bank is None:
+        t.stale_ignored += 1
+        return t.result("stale")
+    seat = st.actor_seat
+    pid = t.hand_participants.get(seat)
+    t.bank_run = BankRun(st.hand_id or "", st.turn_id, pid or "", b.turn_due_at, b.bank_seconds)
+    t.deadline = b.due_at
+    info = TurnInfo(hand_id=st.hand_id or "", turn_id=st.turn_id, seat=seat, participant_id=pid, deadline=b.due_at,
+                    legal_actions=legal_model(betting.legal_actions_at(st, st.actor).to_dict()),
+                    time_bank_seconds=b.bank_seconds)
+    t.emit("time_bank", hand_id=st.hand_id, seat=seat, participant_id=pid, detail=f"{b.bank_seconds:g}",
+           turn=info.model_dump(mode="json"))
+    return t.result()
+
+
+COMMANDS = {Act: act, SetPreAction: preaction, Show: show, BankStarted: bank_started}

@@ -79,7 +79,7 @@ async def ready(t: Table, c: Ready) -> TableResult:
 async def set_auto_rebuy(t: Table, c: SetAutoRebuy) -> TableResult:
     s = t.require_seat(c.participant_id)
     if c.enabled and not t.config.auto_rebuy:
-        raise BusError(ErrorCode.FORBIDDEN, "this table has no auto-rebuy")
+        raise BusError(ErrorCode.FORBIDDEN, "this table does not allow auto-rebuy", reason="auto_rebuy_not_allowed")
     s.auto_rebuy = c.enabled
     t.emit("auto_rebuy", private_to=s.pid, seat=s.seat, participant_id=s.pid, detail=str(c.enabled).lower())
     return t.result()

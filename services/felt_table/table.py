@@ -57,6 +57,20 @@ class Seat:
     grace_epoch: int = 0
 
 
+@dataclass
+class BankRun:
+    """The current turn's time bank is running (the timer said `TimeBankStarted`)."""
+
+    hand_id: str
+    turn_id: int
+    pid: str
+    turn_due_at: datetime  # the plain turn clock that expired
+    granted: float  # seconds granted (the player's whole bank)
+
+    def left(self, at: datetime) -> float:
+        return max(0.0, self.granted - max(0.0, (at - self.turn_due_at).total_seconds()))
+
+
 class Table:
     def __init__(self, config: TableConfig, deps: Deps) -> None:
         self.config = config
@@ -66,6 +80,9 @@ class Table:
         self.balance_plays = self.profile.money == "balance"
         self.turn_seconds = config.turn_seconds or deps.settings.turn_seconds
         self.intermission_seconds = config.intermission_seconds or deps.settings.intermission_seconds
+        self.time_bank = config.time_bank  # None: no time bank at this table
+        self.banks: dict[str, float] = {}  # participant -> time bank (exact after each hand's refill)
+        self.bank_run: BankRun | None = None  # the actor's bank runs (their turn clock expired)
         self.seats: dict[int, Seat] = {}
         self.state: HandState | None = None  # the current (or last finished) hand
         self.hand_participants: dict[int, str] = {}
@@ -110,6 +127,21 @@ class Table:
         """This seat's occupant (not a later one on the same seat) was dealt into the current hand."""
         st = self.state
         return st is not None and st.index_of(s.seat) is not None and self.hand_participants.get(s.seat) == s.pid
+
+    def bank_of(self, pid: str | None) -> float | None:
+        """A player's time bank as shown to clients (None: this table has no time bank)."""
+        if self.time_bank is None or pid is None:
+            return None
+        run = self.bank_run
+        if run is not None and run.pid == pid:
+            return round(run.left(now()), 3)
+        return self.banks.get(pid, self.time_bank.initial_seconds)
+
+    def end_bank_run(self) -> None:
+        """The turn whose bank ran is over: charge what it used (all of it on a timeout)."""
+        run, self.bank_run = self.bank_run, None
+        if run is not None:
+            self.banks[run.pid] = round(run.left(now()), 3)
 
     def eligible(self, *, need_ready: bool) -> list[Seat]:
         """Seats that can be dealt in now, in seat order (the profile says who covers the forced bet)."""

@@ -55,7 +55,9 @@ def view(t: Table, viewer: str | None) -> TableView:
                                  leaving=x["leaving"], payout=x["payout"]) for x in v["seats"]),
             hole_cards=tuple(v["holeCards"]) if v.get("holeCards") is not None else None,
             legal_actions=legal_model(v["legalActions"]) if v.get("legalActions") else None,
-            preaction=v.get("preaction"), showdown=v["showdown"])
+            preaction=v.get("preaction"), showdown=v["showdown"],
+            time_bank_seconds=t.bank_of(t.hand_participants.get(st.actor_seat)) if st.phase != "over" else None,
+            in_time_bank=t.bank_run is not None and st.phase != "over")
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
                      your_seat_id=me.seat if me else None, seats=tuple(seats), hand=hand,
                      next_hand_at=t.next_hand_at)

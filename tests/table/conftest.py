@@ -23,8 +23,10 @@ TABLE_ENV = dict(felt_table_default_tables="false", felt_table_turn_seconds="30"
 
 def start_stack(runner: ServiceRunner, database_url: str = "", **env: str) -> dict[str, Any]:
     procs = {}
-    for name in ("wallet", "limits", "timer"):
-        procs[name] = runner.start(name, database_url=database_url, **TABLE_ENV)
+    for name in ("wallet", "limits", "timer"):  # started together (each boots in its own process)
+        procs[name] = runner.start(name, database_url=database_url, ready=False, **TABLE_ENV)
+    for proc in procs.values():
+        proc.wait_ready()
     procs["table"] = runner.start("table", database_url=database_url, **{**TABLE_ENV, **env})
     return procs
 
