@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic.alias_generators import to_camel
 
+from felt_gateway.schemas import ActionType, CardText, check_action_shape
+
 TableId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
 RequestId = Annotated[str, Field(min_length=1, max_length=64)]
 Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
@@ -48,18 +50,13 @@ class Unsubscribe(Frame):
 
 
 class ActionSpec(Frame):
-    type: Literal["fold", "check", "call", "bet", "raiseTo", "allIn", "draw", "hit"]
+    type: ActionType
     amount: Chips | None = None
-    cards: list[Annotated[str, Field(pattern=r"^[2-9TJQKA][cdhs]$")]] = Field(default_factory=list, max_length=5)
+    cards: list[CardText] = Field(default_factory=list, max_length=5)
 
     @model_validator(mode="after")
     def _shape(self) -> "ActionSpec":
-        if self.type in ("bet", "raiseTo") and self.amount is None:
-            raise ValueError(f"{self.type} needs an amount")
-        if self.type not in ("bet", "raiseTo") and self.amount is not None:
-            raise ValueError(f"{self.type} takes no amount")
-        if self.type != "draw" and self.cards:
-            raise ValueError("only draw takes cards")
+        check_action_shape(self.type, self.amount, self.cards)
         return self
 
 

@@ -118,6 +118,18 @@ class JoinBody(Body):
 
 
 ActionType = Literal["fold", "check", "call", "bet", "raiseTo", "allIn", "draw", "hit"]
+CardText = Annotated[str, Field(pattern=r"^[2-9TJQKA][cdhs]$")]
+
+
+def check_action_shape(type: str, amount: int | None, cards: list[str]) -> None:
+    """The seed 004 action JSON's own rules (REST `ActionBody`, WebSocket `ActionSpec`): only
+    `bet`/`raiseTo` take an amount, and they need one; only `draw` takes cards."""
+    if type in ("bet", "raiseTo") and amount is None:
+        raise ValueError(f"{type} needs an amount")
+    if type not in ("bet", "raiseTo") and amount is not None:
+        raise ValueError(f"{type} takes no amount")
+    if type != "draw" and cards:
+        raise ValueError("only draw takes cards")
 
 
 class ActionBody(Body):
@@ -126,18 +138,13 @@ class ActionBody(Body):
 
     type: ActionType
     amount: Chips | None = None
-    cards: list[Annotated[str, Field(pattern=r"^[2-9TJQKA][cdhs]$")]] = Field(default_factory=list, max_length=5)
+    cards: list[CardText] = Field(default_factory=list, max_length=5)
     hand_id: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     turn_id: Annotated[int, Field(strict=True, ge=0, le=10**9)] | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> "ActionBody":
-        if self.type in ("bet", "raiseTo") and self.amount is None:
-            raise ValueError(f"{self.type} needs an amount")
-        if self.type not in ("bet", "raiseTo") and self.amount is not None:
-            raise ValueError(f"{self.type} takes no amount")
-        if self.type != "draw" and self.cards:
-            raise ValueError("only draw takes cards")
+        check_action_shape(self.type, self.amount, self.cards)
         return self
 
 
