@@ -124,14 +124,21 @@ class CreateTable(Request):
 # --- commands (inside TableRequest.command, discriminated by `type`) ------------------------
 
 
-class Join(Message):
+class ParticipantCommand(Message):
+    """A command a participant sends: `type` (a literal in each command) and who sends it.
+    Subclasses only narrow `type`, so every command keeps `type`, `participant_id` first."""
+
+    type: str
+    participant_id: ParticipantId
+
+
+class Join(ParticipantCommand):
     """Take a server-assigned seat. Buy-in tables reserve `buy_in` through the wallet (after
     limits allow it); ante-nl-1 takes no buy-in (the balance plays). During a hand the new
     player waits until the next deal. One participant per owner per table; one active table
     session per participant."""
 
     type: Literal["join"] = "join"
-    participant_id: ParticipantId
     owner_id: ParticipantId
     kind: ParticipantKind
     name: Annotated[str, Field(max_length=50)] = ""
@@ -139,29 +146,26 @@ class Join(Message):
     auto_rebuy: bool = False  # only where the table allows it
 
 
-class Ready(Message):
+class Ready(ParticipantCommand):
     """Explicit-start tables: say you are ready (or not) for the next hand."""
 
     type: Literal["ready"] = "ready"
-    participant_id: ParticipantId
     ready: bool = True
 
 
-class Start(Message):
+class Start(ParticipantCommand):
     """Explicit-start tables: a seated participant starts the hand (marks them ready too).
     Refused (`conflict`, details.reason=`not_enough_ready`) unless >= 2 eligible players are ready."""
 
     type: Literal["start"] = "start"
-    participant_id: ParticipantId
 
 
-class Act(Message):
+class Act(ParticipantCommand):
     """Act on your turn. `bet`/`raiseTo` need `amount`; `draw` takes `cards` to discard (none =
     stand pat); the others take nothing. ante-nl-1: `hit` (check/call), `bet` = chips to add now. `hand_id`/`turn_id`/`seat`, when given, must match the current turn
     (a stale client gets `hand_closed` / `stale_turn` / `forbidden` and nothing changes)."""
 
     type: Literal["act"] = "act"
-    participant_id: ParticipantId
     action: Literal["fold", "check", "call", "bet", "raiseTo", "allIn", "draw", "hit"]
     amount: PositiveChips | None = None  # bet/raiseTo only (ante-nl-1 bet: chips to add now)
     cards: Annotated[tuple[Card, ...], Field(max_length=5)] = ()  # draw only: the cards to discard
@@ -170,59 +174,51 @@ class Act(Message):
     seat: Annotated[int, Field(ge=0, le=20)] | None = None
 
 
-class SetPreAction(Message):
+class SetPreAction(ParticipantCommand):
     """Seed 002 checkboxes for the current hand: check_fold, fold, call_any, raise_any (None clears)."""
 
     type: Literal["preaction"] = "preaction"
-    participant_id: ParticipantId
     preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
 
 
-class SetAutoRebuy(Message):
+class SetAutoRebuy(ParticipantCommand):
     type: Literal["auto_rebuy"] = "auto_rebuy"
-    participant_id: ParticipantId
     enabled: bool
 
 
-class SitOut(Message):
+class SitOut(ParticipantCommand):
     """Stop being dealt in (from the next hand); keep the seat."""
 
     type: Literal["sit_out"] = "sit_out"
-    participant_id: ParticipantId
 
 
-class SitIn(Message):
+class SitIn(ParticipantCommand):
     """Return from sitting out."""
 
     type: Literal["sit_in"] = "sit_in"
-    participant_id: ParticipantId
 
 
-class Leave(Message):
+class Leave(ParticipantCommand):
     """Leave the table. Mid-hand the profile's policy applies (nlhe-1: check/fold queued on
     your turns; ante-nl-1: immediate fold); the stack is cashed out once the hand settles."""
 
     type: Literal["leave"] = "leave"
-    participant_id: ParticipantId
 
 
-class Disconnect(Message):
+class Disconnect(ParticipantCommand):
     """The gateway lost the participant's last connection: the grace deadline starts."""
 
     type: Literal["disconnect"] = "disconnect"
-    participant_id: ParticipantId
 
 
-class Reconnect(Message):
+class Reconnect(ParticipantCommand):
     type: Literal["reconnect"] = "reconnect"
-    participant_id: ParticipantId
 
 
-class Show(Message):
+class Show(ParticipantCommand):
     """After the hand: show your cards voluntarily."""
 
     type: Literal["show"] = "show"
-    participant_id: ParticipantId
 
 
 class GetView(Message):
