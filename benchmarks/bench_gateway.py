@@ -60,7 +60,7 @@ from felt_contracts.table import (  # noqa: E402
 from felt_gateway.clients import make_act  # noqa: E402
 from felt_runtime import infra  # noqa: E402
 from felt_runtime.bus import BusError, call  # noqa: E402
-from tests.gateway.conftest import new_agent, sign_up  # noqa: E402
+from tests.gateway.conftest import Stack, new_agent, sign_up  # noqa: E402
 from tests.gateway.test_play import choose  # noqa: E402
 from tests.support.services import ServiceProcess, ServiceRunner  # noqa: E402
 
@@ -97,22 +97,6 @@ async def create_table(bus: NatsBroker, **cfg: Any) -> str:
     return table_id
 
 
-@dataclass
-class Stack:
-    runner: ServiceRunner
-    gateway: ServiceProcess
-    procs: dict[str, ServiceProcess]
-    nats_url: str
-
-    @property
-    def url(self) -> str:
-        return self.gateway.url
-
-    @property
-    def ws_url(self) -> str:
-        return self.gateway.url.replace("http://", "ws://") + "/ws"
-
-
 def start_stack(tmp: Path) -> tuple[Stack, list[infra.Server]]:
     nats_srv = infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log")
     valkey = infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False)
@@ -136,7 +120,7 @@ def start_stack(tmp: Path) -> tuple[Stack, list[infra.Server]]:
         valkey.stop()
         nats_srv.stop()
         raise
-    return Stack(runner, gw, procs, nats_srv.url), [valkey, nats_srv]
+    return Stack(gw, runner, "", procs), [valkey, nats_srv]
 
 
 # --- 1. connections -----------------------------------------------------------------------------
@@ -410,7 +394,7 @@ async def bus_phase(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_ta
     owners = [await sign_up(http) for _ in range(PLAYERS)]
     tables = [await create_table(bus, start_mode=StartMode.AUTO, intermission_seconds=INTERMISSION) for _ in range(n_tables)]
     run = Run()
-    nc = await nats.connect(stack.nats_url)
+    nc = await nats.connect(stack.runner.nats_url)
     inflight: set[asyncio.Task] = set()
     acted: set[tuple[str, str, int]] = set()
 
@@ -552,7 +536,7 @@ async def main() -> None:
         tmp = Path(tmpdir)
         print(f"starting NATS, Valkey and the services in {tmp} …", flush=True)
         stack, servers = start_stack(tmp)
-        bus = NatsBroker(stack.nats_url)
+        bus = NatsBroker(stack.runner.nats_url)
         try:
             await bus.connect()
             async with httpx.AsyncClient(base_url=stack.url, timeout=60,
