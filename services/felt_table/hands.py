@@ -68,8 +68,9 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
                 continue
             s.stack = bal.available
     players = t.eligible(need_ready=need_ready)
-    limited = [s for s in players if s.session_id is not None]
-    answers = await t.sessions.refusals([t.sessions.allow_hand(s) for s in limited])
+    limited = [s for s in players if s.limits_session is not None]
+    forced = t.stakes.ante if t.balance_plays else None  # no buy-in bounds the risk: the ante counts
+    answers = await t.sessions.refusals([t.sessions.allow_hand(s, forced) for s in limited])
     refusals = dict(zip((s.seat for s in limited), answers))
     dealt = []
     for s in players:
@@ -202,7 +203,8 @@ async def after_hand(t: Table) -> None:
     """Leavers go, limits may close a session, busted stacks leave; then the next hand may be scheduled."""
     st = t.state
     seats = list(t.seats.values())
-    asked = [s for s in seats if not s.leaving and t.played(s) and s.session_id is not None and t.deps.settings.limits]
+    asked = [s for s in seats if not s.leaving and t.played(s) and s.limits_session is not None
+             and t.deps.settings.limits]
     if asked:
         assert st is not None and st.hand_id is not None
         hand_id = st.hand_id

@@ -12,6 +12,7 @@ from felt_engine import betting
 from felt_engine.actions import Action
 from felt_engine.cards import card_str, parse_cards
 from felt_engine.errors import IllegalAction
+from felt_engine.operations import COMMIT_KINDS
 from felt_engine.hand import apply, show as engine_show, timeout as engine_timeout
 from felt_engine.preactions import auto_action, set_preaction
 from felt_engine.state import HandState
@@ -70,6 +71,10 @@ async def act(t: Table, c: Act) -> TableResult:
         nxt = apply(st, s.seat, action)
     except IllegalAction as exc:
         raise engine_error(exc) from None
+    if t.balance_plays:  # the balance plays (no buy-in bounds the risk): limits see each wager first
+        wager = sum(op.amount for op in nxt.ops if op.kind in COMMIT_KINDS and op.seat == s.seat)
+        if wager > 0:
+            await t.sessions.allow_wager(s, wager)
     await hands.step(t, nxt)
     return t.result(view=view(t, c.participant_id))
 

@@ -4,6 +4,7 @@ restart policy that starts a table with empty seats."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from felt_contracts.errors import ErrorCode
@@ -61,7 +62,8 @@ async def join(t: Table, c: Join) -> TableResult:
         stack, session_id = res.reserved, res.session_id
     n = free[0]
     t.seats[n] = Seat(n, c.participant_id, c.owner_id, c.kind, c.name, stack, session_id,
-                      auto_rebuy=c.auto_rebuy and t.config.auto_rebuy)
+                      auto_rebuy=c.auto_rebuy and t.config.auto_rebuy,
+                      play_id=f"{t.tid}:play:{uuid.uuid4().hex}" if t.balance_plays else None)
     t.sessions.claim(c.participant_id)
     status = "waiting" if t.hand_running else "seated"
     t.emit(status, seat=n, participant_id=c.participant_id, amount=stack)

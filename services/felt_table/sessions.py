@@ -32,14 +32,20 @@ class Sessions:
     async def allow_buy_in(self, owner: str, pid: str, amount: int) -> None:
         await self._limits(LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=pid, amount=amount))
 
-    async def allow_hand(self, s: Seat) -> None:
+    async def allow_hand(self, s: Seat, forced_bet: int | None = None) -> None:
+        """Before a deal; `forced_bet` (balance tables: the ante) also counts against the wager caps."""
         await self._limits(LimitsCheck(kind=CheckKind.START_HAND, owner_id=s.owner, participant_id=s.pid,
-                                       session_id=s.session_id))
+                                       session_id=s.limits_session, amount=forced_bet or None))
+
+    async def allow_wager(self, s: Seat, amount: int) -> None:
+        """Balance tables (no buy-in bounds the risk): before a voluntary action commits chips."""
+        await self._limits(LimitsCheck(kind=CheckKind.WAGER, owner_id=s.owner, participant_id=s.pid,
+                                       session_id=s.limits_session, amount=amount))
 
     async def allow_continue(self, hand_id: str, s: Seat) -> None:
         """After a settled hand (counted once per hand: the hand id keys the check)."""
         await self._limits(LimitsCheck(message_id=f"{hand_id}:{s.pid}:continue", kind=CheckKind.CONTINUE_SESSION,
-                                       owner_id=s.owner, participant_id=s.pid, session_id=s.session_id))
+                                       owner_id=s.owner, participant_id=s.pid, session_id=s.limits_session))
 
     @staticmethod
     async def refusals(checks: list[Awaitable[None]]) -> list[BusError | None]:

@@ -55,6 +55,12 @@ class Seat:
     leaving: bool = False
     auto_rebuy: bool = False
     grace_epoch: int = 0
+    play_id: str | None = None  # balance tables (no wallet session): the session id limits counts under
+
+    @property
+    def limits_session(self) -> str | None:
+        """The session limits checks name: the wallet session, or the table's own for balance tables."""
+        return self.session_id or self.play_id
 
 
 @dataclass

@@ -13,6 +13,7 @@ from felt_contracts.table import (
     Act, CreateTable, GetEvents, GetView, Join, Leave, ListTables, Ready, SetAutoRebuy, SetPreAction, Start,
     TableConfig, TableList, TableSummary,
 )
+from felt_contracts.limits import FreezeState, LimitsFreeze, Scope
 from felt_contracts.timer import GetTimeBanks, RefillTimeBanks, TimeBankPolicy, TimeBanks
 from felt_runtime.bus import BusError, call
 
@@ -274,3 +275,63 @@ async def test_set_auto_rebuy_refused_where_the_table_does_not_allow_it(stack, b
     with pytest.raises(BusError) as e:
         await cmd(bus, t, SetAutoRebuy(participant_id="stranger", enabled=True))
     assert e.value.code == "not_seated"
+
+
+# --- limits at ante-nl-1 (no buy-in, no wallet session: the table's own session id) ---------
+
+
+async def freeze(bus, owner, frozen=True):
+    await call(bus, subjects.LIMITS_FREEZE, LimitsFreeze(scope=Scope.OWNER, scope_id=owner, frozen=frozen,
+                                                         reason="test"), FreezeState)
+
+
+async def ante_players(bus, t, n):
+    out = []
+    for _ in range(n):
+        pid, owner = await player(bus)
+        await cmd(bus, t, Join(participant_id=pid, owner_id=owner, kind="agent"))
+        out.append((pid, owner))
+    return out
+
+
+async def wait_hand(bus, t, timeout=5.0):
+    for _ in range(int(timeout / 0.02)):
+        v = (await cmd(bus, t, GetView())).view
+        if v.hand is not None and v.hand.phase != "over":
+            return v
+        await asyncio.sleep(0.02)
+    raise AssertionError("no hand started")
+
+
+async def test_frozen_owner_is_not_dealt_into_an_ante_hand(stack, bus):
+    t = await create_table(bus, rules_version="ante-nl-1", intermission_seconds=0.1)
+    a, oa = await player(bus)
+    await freeze(bus, oa)  # ante-nl-1 takes no buy-in: joining asks nothing, the deal does
+    seq = (await cmd(bus, t, GetView())).view.seq
+    await cmd(bus, t, Join(participant_id=a, owner_id=oa, kind="agent"))
+    (b, _), (c, _) = await ante_players(bus, t, 2)
+    v = await wait_hand(bus, t)
+    dealt = {s.participant_id for s in v.hand.seats}
+    assert dealt == {b, c}  # the frozen owner's participant was refused at start_hand
+    closed = [e for e in await events(bus, t, seq) if e.kind == "session_closed" and e.participant_id == a]
+    assert closed and closed[0].detail == "limit"
+    assert a not in [s.participant_id for s in v.seats]
+    bal = await balance(bus, a)
+    assert (bal.available, bal.in_play) == (200, 0)  # no ante was taken from the frozen account
+
+
+async def test_ante_wager_refused_when_the_owner_is_frozen_mid_hand(stack, bus):
+    t = await create_table(bus, rules_version="ante-nl-1", intermission_seconds=0.05)
+    players = dict(await ante_players(bus, t, 2))
+    v = await wait_hand(bus, t)
+    who = actor_pid(v)
+    await freeze(bus, players[who])
+    before = (await cmd(bus, t, GetView())).view
+    with pytest.raises(BusError) as e:
+        await cmd(bus, t, Act(participant_id=who, action="bet", amount=20))
+    assert e.value.code == "frozen"
+    after = (await cmd(bus, t, GetView())).view
+    assert after.seq == before.seq and after.hand == before.hand  # nothing changed
+    assert (await balance(bus, who)).in_play == 10  # only the ante
+    await cmd(bus, t, Act(participant_id=who, action="fold"))  # risk-free moves still work
+    await freeze(bus, players[who], frozen=False)
