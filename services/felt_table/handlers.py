@@ -10,6 +10,7 @@ arrival order and reach `TableActor.submit`'s queue put without suspending befor
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from faststream.nats import NatsMessage
@@ -47,28 +48,22 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown table", table_id=req.table_id)
         return await actor.submit(req.command)
 
-    declare_contract(subjects.timer_fired(timer_owner), TimerFired)
+    def forward(subject: str, model: Any, title: str, command: Callable[[Any], Any]) -> None:
+        """Deliver a timer event into its table's queue; a malformed one is dropped."""
+        declare_contract(subject, model)
 
-    @broker.subscriber(subjects.timer_fired(timer_owner), queue=q, title="timer fired -> table queue")
-    async def fired(msg: NatsMessage) -> None:
-        try:
-            ev = TimerFired.model_validate_json(msg.body)
-        except ValidationError:
-            log.warning("malformed timer event ignored")
-            return
-        actor = rooms.actors.get(str(ev.payload.get("table_id")))
-        if actor is not None:
-            actor.submit_nowait(Fired(dict(ev.payload)))
+        @broker.subscriber(subject, queue=q, title=title)
+        async def on_timer_event(msg: NatsMessage) -> None:
+            try:
+                ev = model.model_validate_json(msg.body)
+            except ValidationError:
+                log.warning("malformed timer event ignored", extra={"subject": subject})
+                return
+            actor = rooms.actors.get(str(ev.payload.get("table_id")))
+            if actor is not None:
+                actor.submit_nowait(command(ev))
 
-    declare_contract(subjects.timer_bank_started(timer_owner), TimeBankStarted)
-
-    @broker.subscriber(subjects.timer_bank_started(timer_owner), queue=q, title="time bank started -> table queue")
-    async def bank_started(msg: NatsMessage) -> None:
-        try:
-            ev = TimeBankStarted.model_validate_json(msg.body)
-        except ValidationError:
-            log.warning("malformed time-bank event ignored")
-            return
-        actor = rooms.actors.get(str(ev.payload.get("table_id")))
-        if actor is not None:
-            actor.submit_nowait(BankStarted(dict(ev.payload), ev.bank_seconds, ev.turn_due_at, ev.due_at))
+    forward(subjects.timer_fired(timer_owner), TimerFired, "timer fired -> table queue",
+            lambda ev: Fired(dict(ev.payload)))
+    forward(subjects.timer_bank_started(timer_owner), TimeBankStarted, "time bank started -> table queue",
+            lambda ev: BankStarted(dict(ev.payload), ev.bank_seconds, ev.turn_due_at, ev.due_at))
