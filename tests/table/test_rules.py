@@ -45,6 +45,14 @@ def actor_pid(view):
     return next(s.participant_id for s in view.seats if s.seat == view.hand.actor_seat_id)
 
 
+
+async def started_hand(bus, players: int):
+    """A fresh table with `players` seated and a hand started: (table id, participants, view)."""
+    t = await create_table(bus)
+    pids = await seat_players(bus, t, players)
+    await ready_and_start(bus, t, pids)
+    return t, pids, (await cmd(bus, t, GetView())).view
+
 async def test_explicit_start_only_with_two_ready(stack, bus):
     t = await create_table(bus)
     a, b = await seat_players(bus, t, 2)
@@ -131,10 +139,7 @@ async def test_double_spend_guard_after_mid_hand_leave(stack, bus):
 
 
 async def test_stale_timeout_ignored_after_player_acted(stack, bus):
-    t = await create_table(bus)
-    pids = await seat_players(bus, t, 3)
-    await ready_and_start(bus, t, pids)
-    v = (await cmd(bus, t, GetView())).view
+    t, pids, v = await started_hand(bus, 3)
     old_turn, old_seat, hand_id = v.hand.turn_id, v.hand.actor_seat_id, v.hand.hand_id
     await cmd(bus, t, Act(participant_id=actor_pid(v), action="call"))
     before = (await cmd(bus, t, GetView())).view
@@ -161,10 +166,7 @@ async def test_turn_timeout_folds_through_the_queue(stack, bus):
 
 
 async def test_disconnect_then_reconnect_within_grace_restores_the_hand(stack, bus):
-    t = await create_table(bus)
-    pids = await seat_players(bus, t, 2)
-    await ready_and_start(bus, t, pids)
-    v = (await cmd(bus, t, GetView())).view
+    t, pids, v = await started_hand(bus, 2)
     who = actor_pid(v)
     await cmd(bus, t, Disconnect(participant_id=who))
     await asyncio.sleep(0.1)
@@ -177,10 +179,7 @@ async def test_disconnect_then_reconnect_within_grace_restores_the_hand(stack, b
 
 
 async def test_disconnect_past_grace_folds_through_the_queue(stack, bus):
-    t = await create_table(bus)
-    pids = await seat_players(bus, t, 2)
-    await ready_and_start(bus, t, pids)
-    v = (await cmd(bus, t, GetView())).view
+    t, pids, v = await started_hand(bus, 2)
     who = actor_pid(v)
     await cmd(bus, t, Disconnect(participant_id=who))
     await asyncio.sleep(1.2)
@@ -192,10 +191,7 @@ async def test_disconnect_past_grace_folds_through_the_queue(stack, bus):
 
 
 async def test_bad_input_gets_clear_codes_and_changes_nothing(stack, bus):
-    t = await create_table(bus)
-    pids = await seat_players(bus, t, 3)
-    await ready_and_start(bus, t, pids)
-    v = (await cmd(bus, t, GetView())).view
+    t, pids, v = await started_hand(bus, 3)
     actor = actor_pid(v)
     idle = next(p for p in pids if p != actor)
     idle_seat = next(s.seat for s in v.seats if s.participant_id == idle)
