@@ -45,13 +45,13 @@ def actor_pid(view):
     return next(s.participant_id for s in view.seats if s.seat == view.hand.actor_seat_id)
 
 
-
 async def started_hand(bus, players: int):
     """A fresh table with `players` seated and a hand started: (table id, participants, view)."""
     t = await create_table(bus)
     pids = await seat_players(bus, t, players)
     await ready_and_start(bus, t, pids)
     return t, pids, (await cmd(bus, t, GetView())).view
+
 
 async def test_explicit_start_only_with_two_ready(stack, bus):
     t = await create_table(bus)
