@@ -142,7 +142,8 @@ class Join(ParticipantCommand):
     owner_id: ParticipantId
     kind: ParticipantKind
     name: Annotated[str, Field(max_length=50)] = ""
-    buy_in: PositiveChips | None = None  # None: the table's maximum buy-in (ignored for ante-nl-1)
+    # None: the largest amount in the table's range the balance covers (ignored for ante-nl-1)
+    buy_in: PositiveChips | None = None
     auto_rebuy: bool = False  # only where the table allows it
 
 
@@ -433,13 +434,14 @@ class HandHistory(Message):
 
 class TableResult(Message):
     """The reply to every `TableRequest`. `seq` is the table's last event number after the
-    command. Commands fill what they produce: `seat` (join), `status` (join: seated|waiting;
-    start: started; leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
+    command. Commands fill what they produce: `seat` and `buy_in` (join), `status` (join:
+    seated|waiting; start: started; leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
 
     table_id: str
     seq: int
     status: str = "ok"
     seat: int | None = None
+    buy_in: int | None = None  # join: the chips brought to the table (None where the balance plays)
     view: TableView | None = None
     events: tuple[TableEvent, ...] = ()
     hands: tuple[HandSummary, ...] = ()

@@ -176,7 +176,8 @@ class Unsubscribed(Frame):
 
 
 class Result(Frame):
-    """A command's outcome (join, start, leave, act, preaction, chat)."""
+    """A command's outcome (join, start, leave, act, preaction, chat). `buyIn`: join only, the
+    chips brought (absent where the balance plays)."""
 
     type: Literal["result"] = "result"
     command: str
@@ -184,6 +185,7 @@ class Result(Frame):
     status: str
     seq: int | None = None
     seat: int | None = None
+    buy_in: int | None = None
     request_id: str | None = None
 
 

@@ -61,7 +61,7 @@ async def chat_member(request: Request, table_id: str, participant_id: str, role
 
 
 def command_out(result: Any) -> dict[str, Any]:
-    return {"status": result.status, "seq": result.seq, "seat": result.seat,
+    return {"status": result.status, "seq": result.seq, "seat": result.seat, "buyIn": result.buy_in,
             "table": camel(result.view) if result.view is not None else None, "replayed": False}
 
 
@@ -95,9 +95,11 @@ async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, 
 
 @router.post("/tables/{table_id}/join", response_model=CommandOut, summary="Take a seat")
 async def join(request: Request, table_id: str, body: JoinBody, who: Who) -> dict[str, Any]:
-    """Take a server-assigned seat with `buyIn` chips (the table's maximum when omitted;
-    ante-nl-1 takes none). Admission follows the credential's kind; one participant per owner
-    per table."""
+    """Take a server-assigned seat with `buyIn` chips. Without `buyIn`: the largest amount in the
+    table's range that your balance covers (below the minimum: `insufficient_funds` with
+    `details.minBuyIn` and `details.available`); the response's `buyIn` says what you brought.
+    ante-nl-1 takes none (your balance plays). Admission follows the credential's kind; one
+    participant per owner per table."""
     check_table_id(table_id)
     result = await bus(request).table(table_id, Join(
         participant_id=who.participant_id, owner_id=who.owner_id, kind=kind_of(who), name=who.name[:50],

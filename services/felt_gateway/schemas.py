@@ -113,7 +113,7 @@ class RulesOut(Out):
 
 
 class JoinBody(Body):
-    buy_in: Chips | None = Field(default=None, description="chips to bring; None: the table's maximum (ignored for ante-nl-1)")
+    buy_in: Chips | None = Field(default=None, description="chips to bring; None: the largest amount in the table's range your balance covers (ignored for ante-nl-1)")
     auto_rebuy: bool = False
 
 
@@ -182,6 +182,7 @@ class CommandOut(BaseModel):
     status: str
     seq: int
     seat: int | None = None
+    buyIn: int | None = Field(default=None, description="join: the chips you brought (null where the balance plays)")
     table: dict[str, Any] | None = None
     replayed: bool = False
 

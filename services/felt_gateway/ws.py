@@ -260,7 +260,8 @@ class Connection:
                 result = await self.bus.table(frame.table_id, command, message_id=message_id)  # type: ignore[arg-type]
                 if isinstance(frame, F.JoinFrame):
                     await self.chat_join(frame.table_id, ChatRole.SEATED)
-                await self.send(F.Result(command=frame.type, table_id=frame.table_id, status=result.status, seq=result.seq, seat=result.seat, request_id=request_id))
+                await self.send(F.Result(command=frame.type, table_id=frame.table_id, status=result.status, seq=result.seq, seat=result.seat,
+                                        buy_in=result.buy_in, request_id=request_id))
         except BusError as exc:
             await self.error(exc.code.value, exc.message, table_id=table_id, request_id=request_id, **exc.details)
         except ApiError as exc:
