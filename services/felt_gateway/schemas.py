@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 from pydantic.alias_generators import to_camel
 
 from felt_contracts.limits import LimitName, Scope
@@ -150,6 +150,14 @@ class ActionBody(Body):
 
 class PreActionBody(Body):
     preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
+
+
+class ShowBody(Body):
+    hand_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(default=None, description="the finished hand you mean (a later deal: `hand_closed`)")
+
+
+class AutoRebuyBody(Body):
+    enabled: StrictBool
 
 
 class ChatBody(Body):
