@@ -134,8 +134,8 @@ async def act(request: Request, table_id: str, body: ActionBody, who: Who, idemp
 async def once(request: Request, who: Principal, table_id: str, name: str, command: Any, payload: dict[str, Any],
                idempotency_key: str | None) -> JSONResponse:
     """Send a table command at most once per `Idempotency-Key`: a retry returns the first outcome
-    (`Idempotent-Replayed: true`), the same key with another request is 409; the key is also the
-    table's message id, so the table de-duplicates too."""
+    (`Idempotent-Replayed: true`), the same key with another request is 409. The key is also the
+    table command's message id."""
     check_table_id(table_id)
     idem: Idempotency = request.app.state.idempotency
 
