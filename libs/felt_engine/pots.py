@@ -1,11 +1,18 @@
-"""Pot layering and settlement: a pure function over integer chips.
+"""Pots and settlement: a pure function over integer chips.
 
 Why layers: every distinct contribution level opens a new layer (seed 000), so an
 all-in hand can only win, from each opponent, what it put in itself; folded chips
-stay in the layers they reached, but only live hands win; each layer is awarded on
-its own. Two house rules keep chips from being destroyed: a layer only one seat
-reached is returned to it ("uncalled"), and a layer no live hand reached is
-refunded to the seats that built it ("refund").
+stay in the layers they reached, but only live hands win.
+
+Why pots are not layers: a pot is defined by the set of live hands eligible for it
+(TDA), so adjacent layers with the same eligible set are one pot, and a tie and its
+odd chips are decided once per pot. Dead money from folded blinds makes extra layers
+under the live hands' level; splitting those layers one by one would pay a three-way
+tie of 21 chips 8/7/6 instead of 7/7/7.
+
+Two house rules keep chips from being destroyed: a layer only one seat reached is
+returned to it ("uncalled"), and a layer no live hand reached is refunded to the
+seats that built it ("refund"); neither is merged into a pot.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ class PotError(ValueError):
 
 @dataclass(frozen=True)
 class Pot:
-    """One contribution layer; `eligible` = live contributors (may be empty)."""
+    """One pot (or an uncalled/refunded layer); `eligible` = live contributors (may
+    be empty); `contributors` = every seat that put chips in it."""
 
     amount: int
     contributors: tuple[int, ...]
@@ -70,15 +78,27 @@ def _check_contributions(contributions: Mapping[int, int], live: Collection[int]
     return live_set
 
 
+def _contested(pot: Pot) -> bool:
+    return len(pot.contributors) > 1 and bool(pot.eligible)
+
+
 def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> tuple[Pot, ...]:
-    """Layers from the lowest contribution level up; seat tuples are sorted."""
+    """Pots from the lowest contribution level up; seat tuples are sorted.
+
+    One layer per distinct level; a contested layer whose eligible set equals the
+    one below joins that pot (its contributors are a subset of the pot's)."""
     live_set = _check_contributions(contributions, live)
     pots: list[Pot] = []
     previous = 0
     for level in sorted({a for a in contributions.values() if a > 0}):
         contributors = tuple(sorted(s for s, a in contributions.items() if a >= level))
         eligible = tuple(s for s in contributors if s in live_set)
-        pots.append(Pot((level - previous) * len(contributors), contributors, eligible))
+        layer = Pot((level - previous) * len(contributors), contributors, eligible)
+        below = pots[-1] if pots else None
+        if below is not None and _contested(layer) and _contested(below) and below.eligible == eligible:
+            pots[-1] = Pot(below.amount + layer.amount, below.contributors, eligible)
+        else:
+            pots.append(layer)
         previous = level
     return tuple(pots)
 
@@ -98,7 +118,7 @@ def settle(
     strength: Mapping[int, int] | None,
     clockwise_from_button: Sequence[int],
 ) -> Settlement:
-    """Award every layer. `strength` is None when the hand ended without showdown.
+    """Award every pot. `strength` is None when the hand ended without showdown.
 
     `clockwise_from_button` lists seats clockwise starting with the first seat left
     of the button; it must hold every contributing seat (it fixes odd-chip order).
