@@ -8,8 +8,9 @@ the ``rules_version`` it started with (``HandState.rules_version``).
 Choices documented here (where the seeds leave room):
 
 * Fixed limit: small bet = 1 *bet unit* on the first half of the streets, big bet =
-  2 units on the rest (hold'em: unit = big blind, so BB preflop/flop, 2xBB turn/river;
-  draw: unit = ante, 1 ante before the draw, 2 antes after, seed 002). A betting round
+  2 units on the rest (hold'em: unit = big blind, so BB preflop/flop, 2xBB turn/river).
+  Draw (seed 002, "на 1 или 2 анте"): unit = ante, a bet or raise is 1 ante before
+  the draw and 1 or 2 antes after it (``limit_min_units=1``). A betting round
   is capped at 1 bet + 3 raises (the big blind counts as the bet preflop); the cap
   also applies heads-up (no uncapped heads-up exception). An all-in for less than a
   full bet/raise is a short raise: it does not count toward the cap nor reopen.
@@ -24,7 +25,7 @@ Choices documented here (where the seeds leave room):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Literal
 
@@ -48,7 +49,8 @@ class StreetSpec:
     """One street: what is dealt when it starts, then one betting round.
 
     ``draw``: before this street's betting, every live hand may discard and draw.
-    ``limit_units``: fixed-limit bet size in bet units on this street.
+    ``limit_units``: fixed-limit bet size in bet units on this street (the largest);
+    ``limit_min_units``: the smallest full bet/raise there (None: ``limit_units``).
     """
 
     name: str
@@ -57,6 +59,13 @@ class StreetSpec:
     burn: bool = False
     draw: bool = False
     limit_units: int = 1
+    limit_min_units: int | None = None
+
+    @property
+    def limit_range(self) -> tuple[int, int]:
+        """(smallest, largest) fixed-limit bet/raise in bet units."""
+        lo = self.limit_units if self.limit_min_units is None else self.limit_min_units
+        return lo, self.limit_units
 
 
 HOLDEM_STREETS = (
@@ -65,13 +74,10 @@ HOLDEM_STREETS = (
     StreetSpec("turn", board_cards=1, burn=True, limit_units=2),
     StreetSpec("river", board_cards=1, burn=True, limit_units=2),
 )
-HOLDEM_STREETS_NO_BURN = tuple(
-    StreetSpec(s.name, s.hole_cards, s.board_cards, False, s.draw, s.limit_units)
-    for s in HOLDEM_STREETS
-)
+HOLDEM_STREETS_NO_BURN = tuple(replace(s, burn=False) for s in HOLDEM_STREETS)
 DRAW5_STREETS = (
     StreetSpec("predraw", hole_cards=5, limit_units=1),
-    StreetSpec("postdraw", draw=True, limit_units=2),
+    StreetSpec("postdraw", draw=True, limit_units=2, limit_min_units=1),
 )
 
 

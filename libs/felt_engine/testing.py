@@ -82,7 +82,7 @@ def stacked_deck(
 
 def legal_action_list(st: HandState, rng: random.Random | None = None) -> list[Action]:
     """Concrete legal actions for the current actor (amounts sampled from the bounds:
-    min, max and, with ``rng``, one random value in between)."""
+    min, max and, with ``rng``, one random value in between unless fixed limit)."""
     i = st.actor
     if i is None:
         return []
@@ -101,7 +101,7 @@ def legal_action_list(st: HandState, rng: random.Random | None = None) -> list[A
     for kind, b in (("bet", la.bet), ("raiseTo", la.raise_to)):
         if b is not None:
             amounts = {b.min, b.max}
-            if rng is not None:
+            if rng is not None and st.structure is not Structure.FIXED_LIMIT:
                 amounts.add(rng.randint(b.min, b.max))
             out.extend(Action(kind, a) for a in sorted(amounts))
     if la.all_in is not None:
