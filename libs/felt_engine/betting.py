@@ -123,10 +123,14 @@ def legal_actions_at(st, i: int) -> LegalActions:
             else:
                 raise_b = Bounds(lo, hi)
     all_in = stack if stack > 0 and all_in_to <= _max_total(st, i, tm) else None
+    add_now = st.profile.amount_convention == "add_now"
+    full = bet_b or raise_b
     return LegalActions(
         seat, fold=True, check=to_call == 0, call=call, bet=bet_b, raise_to=raise_b,
         all_in=all_in, all_in_to=all_in_to if all_in is not None else None,
         to_call=min(to_call, stack),
+        bet_add=Bounds(full.min - bet, full.max - bet) if add_now and full else None,
+        add_now=add_now,
     )
 
 
