@@ -34,7 +34,7 @@ from felt_engine.errors import ConfigError
 __all__ = [
     "Structure", "StreetSpec", "RulesProfile", "TableStakes", "PROFILES",
     "get_profile", "validate_stakes", "resolve_structure", "bet_unit", "eligible_stack",
-    "HOLDEM_STREETS", "DRAW5_STREETS",
+    "HOLDEM_STREETS", "DRAW5_STREETS", "ANTE_MODES",
 ]
 
 
@@ -81,6 +81,9 @@ DRAW5_STREETS = (
 )
 
 
+ANTE_MODES = ("each", "big_blind", "button")
+
+
 @dataclass(frozen=True)
 class RulesProfile:
     rules_version: str
@@ -103,6 +106,8 @@ class RulesProfile:
     start: Literal["explicit", "auto"]
     raise_cap: int | None  # fixed limit: bets+raises per round
     preactions: bool = True
+    ante_modes: tuple[str, ...] = ("each",)  # allowed TableStakes.ante_mode values
+    straddle: bool = False  # may a table have a straddle (felt_engine.forced)
     turn_seconds: int = 30
     intermission_seconds: int = 30
     notes: str = field(default="", compare=False)
@@ -120,7 +125,7 @@ def _holdem(version: str, structure: Structure, notes: str) -> RulesProfile:
         leave_policy="queue_check_fold", amount_convention="total", money="buy_in",
         buy_in_unit="big_blind", min_buy_in_units=1, max_buy_in_units=None,
         start="explicit", raise_cap=4 if structure is Structure.FIXED_LIMIT else None,
-        notes=notes,
+        ante_modes=ANTE_MODES, straddle=structure is not Structure.FIXED_LIMIT, notes=notes,
     )
 
 
@@ -162,7 +167,12 @@ def get_profile(rules_version: str) -> RulesProfile:
 
 @dataclass(frozen=True)
 class TableStakes:
-    """A table's money configuration. Buy-ins are None for ``money="balance"``."""
+    """A table's money configuration. Buy-ins are None for ``money="balance"``.
+
+    Forced bets (:mod:`felt_engine.forced`): ``ante_mode`` says who pays ``ante``
+    (``each`` player, the ``big_blind`` for the table, or the ``button``);
+    ``straddle`` is 0 (none) or exactly twice the big blind.
+    """
 
     small_blind: int = 0
     big_blind: int = 0
@@ -170,6 +180,8 @@ class TableStakes:
     min_buy_in: int | None = None
     max_buy_in: int | None = None
     structure: Structure | None = None  # None: the profile's default
+    ante_mode: str = "each"
+    straddle: int = 0
 
 
 def resolve_structure(profile: RulesProfile, stakes: TableStakes) -> Structure:
@@ -204,7 +216,7 @@ def validate_stakes(profile: RulesProfile, stakes: TableStakes) -> TableStakes:
     def bad(msg: str) -> ConfigError:
         return ConfigError("bad_stakes", f"{profile.rules_version}: {msg}")
 
-    for name in ("small_blind", "big_blind", "ante"):
+    for name in ("small_blind", "big_blind", "ante", "straddle"):
         v = getattr(stakes, name)
         if not _is_int(v) or v < 0:
             raise bad(f"{name} must be a non-negative integer")
@@ -214,6 +226,12 @@ def validate_stakes(profile: RulesProfile, stakes: TableStakes) -> TableStakes:
             raise bad("need 0 < small_blind <= big_blind")
     elif stakes.small_blind or stakes.big_blind:
         raise bad("this profile has no blinds")
+    if stakes.ante_mode not in profile.ante_modes:
+        raise bad(f"ante_mode {stakes.ante_mode!r} is not one of {', '.join(profile.ante_modes)}")
+    if stakes.straddle and not profile.straddle:
+        raise bad("this profile has no straddle")
+    if stakes.straddle and stakes.straddle != 2 * stakes.big_blind:
+        raise bad("a straddle is twice the big blind")
     if profile.ante == "required" and stakes.ante <= 0:
         raise bad("an ante is required")
     if profile.fixed_ante is not None and stakes.ante != profile.fixed_ante:

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 from felt_engine.actions import Action
 from felt_engine.betting import legal_actions_at
-from felt_engine.cards import FULL_DECK, Deck, parse_cards
+from felt_engine.cards import Deck, parse_cards
+from felt_engine.dealing import complete_deck, hole_dealing_order
 from felt_engine.hand import apply, start_hand
 from felt_engine.profiles import Structure, TableStakes, get_profile
 from felt_engine.state import HandState
@@ -67,17 +68,8 @@ def stacked_deck(
     seats = sorted(seats if seats is not None else holes)
     b = seats.index(button)
     order = [seats[(b + 1 + k) % len(seats)] for k in range(len(seats))]
-    parsed = {s: parse_cards(holes[s]) for s in seats}
-    per = {len(c) for c in parsed.values()}
-    assert len(per) == 1, "every hand needs the same number of cards"
-    cards: list[int] = []
-    for r in range(per.pop()):
-        cards.extend(parsed[s][r] for s in order)
-    cards.extend(parse_cards(then))
-    used = set(cards)
-    assert len(used) == len(cards), "duplicate card"
-    cards.extend(c for c in FULL_DECK if c not in used)
-    return Deck.from_order(cards)
+    cards = hole_dealing_order([parse_cards(holes[s]) for s in order])
+    return complete_deck(cards + list(parse_cards(then)))
 
 
 def legal_action_list(st: HandState, rng: random.Random | None = None) -> list[Action]:
