@@ -20,11 +20,13 @@ __all__ = ["stacked_deck", "legal_action_list", "random_action", "default_stakes
 
 
 def default_stakes(rules_version: str, *, small_blind: int = 10, big_blind: int = 20,
-                   ante: int | None = None, structure: Structure | str | None = None) -> TableStakes:
+                   ante: int | None = None, structure: Structure | str | None = None,
+                   ante_mode: str = "each", straddle: int = 0) -> TableStakes:
     p = get_profile(rules_version)
     st = Structure(structure) if structure is not None else None
     if p.blinds:
-        return TableStakes(small_blind, big_blind, ante or 0, big_blind, 10_000 * big_blind, st)
+        return TableStakes(small_blind, big_blind, ante or 0, big_blind, 10_000 * big_blind, st,
+                           ante_mode, straddle)
     a = ante if ante is not None else (p.fixed_ante or 10)
     if p.money == "balance":
         return TableStakes(0, 0, a, None, None, st)

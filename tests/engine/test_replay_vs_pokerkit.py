@@ -1,7 +1,7 @@
 """`felt_engine replay` on files PokerKit wrote agrees with PokerKit's own replay.
 
 The files are generated here: PokerKit plays random hold'em hands (no-limit and fixed
-limit, 2-6 players, blinds, every-player antes, big-blind antes, straddles, short
+limit, 2-6 players, blinds, every-player antes, big-blind and button antes, straddles, short
 stacks) while Felt's engine plays the same cards in lockstep, and only actions legal
 under both rule sets are taken; `HandHistory.from_game_state` writes the file. Where
 the rule sets differ on purpose the generator never goes (or drops the hand):
@@ -44,7 +44,7 @@ def _setup(rng: random.Random):
     n = rng.randint(2, 6)
     fixed = rng.random() < 0.3
     sb, bb = rng.choice([(1, 2), (5, 10), (10, 20)])
-    mode = rng.choice(["none", "each", "big_blind"])
+    mode = rng.choice(["none", "each", "big_blind", "button"])
     ante = 0 if mode == "none" else rng.choice([1, bb // 2, bb])
     straddle = 2 * bb if not fixed and n >= 3 and rng.random() < 0.25 else 0
     stakes = TableStakes(sb, bb, ante, bb, 10**6, "fixed-limit" if fixed else "no-limit",
