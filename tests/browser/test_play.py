@@ -116,6 +116,18 @@ def test_two_people_play_hold_em(people, new_table):
     act(first, "#act-fold")
     expect(winner.page.locator("#results")).to_contain_text("(everyone else folded)")
     expect(first.page.locator(OTHER_CARDS)).to_have_count(0)  # nothing revealed
+    winner.page.get_by_role("button", name="show your cards").click()  # a voluntary reveal
+    shown = first.page.locator("#results li").first
+    expect(shown).to_contain_text(f"{winner.page.locator('#me-name').inner_text()} shows")
+    expect(shown.locator(".card.face")).to_have_count(2)
+
+    # --- sit out and back in ------------------------------------------------------------
+    bob.page.get_by_role("button", name="sit out").click()
+    bob_seat = alice.page.locator(".seat:not(.mine)")
+    expect(bob_seat.locator(".badge.away")).to_have_text("sitting out")
+    bob.page.get_by_role("button", name="sit back in").click()
+    expect(bob_seat.locator(".badge.away")).to_have_count(0)
+    expect(bob.page.get_by_role("button", name="sit out")).to_be_visible()
 
     # --- hand 3: a dropped connection comes back into the same hand ----------------------
     actor = whose_turn(*pair)
@@ -134,3 +146,47 @@ def test_two_people_play_hold_em(people, new_table):
     assert dropped.my_cards() == cards  # the same hand
     assert whose_turn(*pair) is dropped
     act(dropped, "#act-check")
+
+
+def test_five_card_draw_with_the_draw(people, new_table):
+    table = new_table(name="Draw, ante 2", rules_version="draw5-1", small_blind=0, big_blind=0, ante=2, min_buy_in=20, max_buy_in=100)
+    carol, dave = people("carol"), people("dave", PHONE)
+    pair = (carol, dave)
+    for p in pair:
+        p.sign_up()
+        p.open_table(table)
+        p.sit_down()
+    drawn = set()
+    while not carol.page.locator("#results li").count():
+        p = whose_turn(*pair)
+        if p.page.locator("#act-draw").count():
+            before = p.my_cards()
+            assert len(before) == 5
+            draw = p.page.locator("#act-draw")
+            expect(draw).to_have_text("Stand pat")
+            if p is carol:
+                for card in before[:2]:
+                    p.page.get_by_label(re.compile(f"^discard {card_label(card)}$")).click()
+                expect(draw).to_have_text("Discard 2 & draw")
+                act(p, "#act-draw")
+                after = p.my_cards()
+                assert len(after) == 5 and set(before[2:]) <= set(after) and not set(before[:2]) & set(after)
+            else:
+                act(p, "#act-draw")
+                assert p.my_cards() == before  # stood pat
+            drawn.add(p.name)
+        else:
+            act(p, "#act-check" if p.page.locator("#act-check").count() else "#act-call")
+    assert drawn == {"carol", "dave"}
+    assert [f["action"]["cards"] for f in carol.wire.frames("act") if f["action"]["type"] == "draw"] == [drawn_cards(carol)]
+    expect(dave.page.locator("#results")).to_contain_text(re.compile(r"(wins|splits) the pot: \d+"))
+
+
+def card_label(card: str) -> str:
+    names = {"T": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+    suits = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
+    return f"{names.get(card[0], card[0])} of {suits[card[1]]}"
+
+
+def drawn_cards(person: Person) -> list[str]:
+    return next(f["action"]["cards"] for f in person.wire.frames("act") if f["action"]["type"] == "draw")

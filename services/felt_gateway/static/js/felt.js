@@ -54,14 +54,14 @@ function seatNode(seat, person, playing, view, draw, at) {
   if (acting) classes.push("acting");
   if (playing?.folded) classes.push("folded");
   if (playing?.payout > 0) classes.push("winner");
-  if (person?.status === "sitting_out" || person?.sittingOut) classes.push("sitting-out");
+  if (person?.sittingOut) classes.push("sitting-out");
   const name = person?.name || `Seat ${seat}`;
   const badges = [];
   if (hand?.smallBlindSeat === seat) badges.push(h("span", { class: "badge blind" }, "SB"));
   if (hand?.bigBlindSeat === seat) badges.push(h("span", { class: "badge blind" }, "BB"));
   if (playing?.allIn) badges.push(h("span", { class: "badge allin" }, "ALL-IN"));
   if (playing?.folded) badges.push(h("span", { class: "badge" }, "folded"));
-  if (person && (person.status === "sitting_out" || person.sittingOut)) badges.push(h("span", { class: "badge away" }, "sitting out"));
+  if (person?.sittingOut) badges.push(h("span", { class: "badge away" }, "sitting out"));
   if (person && person.connected === false) badges.push(h("span", { class: "badge away" }, "disconnected"));
   if (person?.status === "leaving") badges.push(h("span", { class: "badge away" }, "leaving"));
   const stack = playing && hand.phase !== "over" ? playing.stack : (person?.stack ?? playing?.stack ?? 0);

@@ -185,12 +185,12 @@ export class TableScreen {
       if (config.autoRebuy) items.push(h("label", {}, h("input", { type: "checkbox", id: "join-rebuy", "aria-label": "auto-rebuy" }), " Auto-rebuy"));
       items.push(h("button", { class: "primary", id: "sit-down", "aria-label": "sit down", onclick: () => this.join() }, "Sit down"));
     } else {
-      const away = me.status === "sitting_out" || me.sittingOut;
+      const away = me.sittingOut;
       items.push(away
         ? h("button", { id: "sit-in", "aria-label": "sit back in", onclick: () => this.run({ type: "sitIn" }, "Welcome back: you are dealt in from the next hand.") }, "Sit back in")
         : h("button", { id: "sit-out", "aria-label": "sit out", onclick: () => this.run({ type: "sitOut" }, "You are sitting out; your seat is kept.") }, "Sit out"));
       if (config.autoRebuy) {
-        const on = !!(me.autoRebuy ?? view.autoRebuy);
+        const on = !!view.autoRebuy;
         items.push(h("label", {}, h("input", { type: "checkbox", id: "auto-rebuy", checked: on, "aria-label": "auto-rebuy",
           onchange: (ev) => this.run({ type: "autoRebuy", enabled: ev.target.checked }, ev.target.checked ? "Auto-rebuy is on." : "Auto-rebuy is off.") }), " Auto-rebuy"));
       }
@@ -198,8 +198,7 @@ export class TableScreen {
       if (config.startMode === "explicit" && idle) {
         items.push(h("button", { id: "deal", class: "primary", "aria-label": "ready: deal the next hand", onclick: () => this.run({ type: "start" }, "Ready: the hand starts when another player is ready too.") }, me.ready ? "Ready ✓" : "Deal"));
       }
-      const mine = hand && hand.seats.find((s) => s.seat === view.yourSeatId);
-      if (hand && hand.phase === "over" && mine && !mine.shown && (hand.holeCards || []).length && (view.canShow ?? hand.canShow ?? true)) {
+      if (view.canShow) {
         items.push(h("button", { id: "show", "aria-label": "show your cards", onclick: () => this.run({ type: "show", handId: hand.handId }, "You showed your cards.") }, "Show cards"));
       }
       items.push(h("button", { id: "leave", class: "danger", "aria-label": "leave the table", onclick: () => this.run({ type: "leave" }, "You left the table; you are still watching.") }, "Leave"));
