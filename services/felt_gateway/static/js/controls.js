@@ -6,6 +6,8 @@
 
 import { $, chips, fill, h } from "./dom.js";
 
+// refusals that mean the turn was already over when the action arrived
+const LATE = new Set(["stale_turn", "not_your_turn", "hand_closed"]);
 const PREACTIONS = [["check_fold", "Check/Fold"], ["fold", "Fold"], ["call_any", "Call any"], ["raise_any", "Raise any"]];
 
 /** What the number input means: the street total (bet/raiseTo), or ante-nl-1's chips to add now. */
@@ -199,7 +201,7 @@ export class Controls {
       if (this.turnKey === key) this.say("");
     } catch (err) {
       if (this.turnKey !== key) return;
-      if (err.code === "stale_turn" || err.code === "not_your_turn") {
+      if (LATE.has(err.code)) {
         this.say("Too late: that turn is over (the clock ran out or the hand moved on). Nothing was changed.", "error");
         return; // stays locked until the next turn arrives
       }
