@@ -14,6 +14,7 @@ from felt_contracts.table import (
 from felt_engine.views import seat_view
 from felt_runtime.bus import BusError
 from felt_table import history
+from felt_table.recovery import paused
 from felt_table.table import Table
 
 
@@ -60,7 +61,7 @@ def view(t: Table, viewer: str | None) -> TableView:
             in_time_bank=t.bank_run is not None and st.phase != "over")
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
                      your_seat_id=me.seat if me else None, seats=tuple(seats), hand=hand,
-                     next_hand_at=t.next_hand_at)
+                     next_hand_at=t.next_hand_at, paused=paused(t))
 
 
 async def get_view(t: Table, c: GetView) -> TableResult:
