@@ -283,7 +283,10 @@ async def close_leavers(t: Table) -> None:
 
 
 async def after_hand(t: Table) -> None:
-    """Leavers go, limits may close a session, busted stacks leave; then the next hand may be scheduled."""
+    """Stacks follow the wallet if something failed, leavers go, limits may close a session,
+    busted stacks leave; then the next hand may be scheduled."""
+    if t.needs_reconcile and not await recovery.reconcile(t):
+        recovery.ping(t, "wallet", resumed)
     st = t.state
     seats = list(t.seats.values())
     asked = [s for s in seats if not s.leaving and t.played(s) and s.limits_session is not None
