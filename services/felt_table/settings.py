@@ -19,4 +19,4 @@ class TableSettings(BaseSettings):
     # retry_max_seconds (small: the table resumes within about that long of the service's return)
     retry_first_seconds: float = Field(default=0.05, gt=0, le=60)
     retry_max_seconds: float = Field(default=1.0, gt=0, le=60)
-    recent_commands: int = Field(default=1000, ge=1, le=100_000)  # per table: message ids answered again
+    recent_commands: int = Field(default=256, ge=1, le=100_000)  # per table: message ids answered again

@@ -27,6 +27,11 @@ async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 20.0,
         await asyncio.sleep(every)
 
 
+async def in_thread(fn: Callable[[], Any]) -> None:
+    """A blocking call (a service's start-up wait) without stopping the event loop."""
+    await asyncio.get_running_loop().run_in_executor(None, fn)
+
+
 async def view(bus: Any, t: str, viewer: str | None = None) -> TableView:
     v = (await cmd(bus, t, GetView(viewer=viewer))).view
     assert v is not None

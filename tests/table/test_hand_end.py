@@ -12,9 +12,7 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 
@@ -23,62 +21,12 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.table import Act, GetEvents, GetHand, Start
 from felt_contracts.wallet import CashOut, CashOutResult
 from felt_runtime.bus import BusError, call
-from felt_runtime.db import create_engine
-from tests.support.proxy import ReplyHoldingProxy
-from tests.support.services import ServiceProcess, ServiceRunner
-from tests.table.conftest import TABLE_ENV, balance, cmd, create_table
+from tests.table.conftest import CALL_TIMEOUT, balance, cmd, create_table
 from tests.table.money import (
-    actor_of, assert_settled_once, assert_stacks_are_reserves, eventually, passive, seat_players, settle_of, view,
+    actor_of, assert_settled_once, assert_stacks_are_reserves, eventually, in_thread, passive, seat_players, settle_of,
+    view,
 )
 from tests.wallet.conftest import check_invariants
-
-CALL_TIMEOUT = 1.0  # the table's wallet/limits/timer call timeout here (so SIGSTOP tests run fast)
-
-
-class Stack:
-    def __init__(self, runner: ServiceRunner, database_url: str, proxy: ReplyHoldingProxy) -> None:
-        self.runner, self.database_url, self.proxy = runner, database_url, proxy
-        env = {**TABLE_ENV, "felt_table_call_timeout": str(CALL_TIMEOUT)}
-        self.procs: dict[str, ServiceProcess] = {
-            "wallet": runner.start("wallet", database_url=database_url, ready=False, felt_nats_url=proxy.url, **env)}
-        for name in ("limits", "timer"):
-            self.procs[name] = runner.start(name, database_url=database_url, ready=False, **env)
-        for proc in self.procs.values():
-            proc.wait_ready()
-        self.procs["table"] = runner.start("table", database_url=database_url, **env)
-
-    def __getitem__(self, name: str) -> ServiceProcess:
-        return self.procs[name]
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, postgres: Any,
-          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    work = tmp_path_factory.mktemp(f"money-{request.param}")
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{work / 'felt.sqlite'}"
-    elif postgres is None:
-        pytest.skip("FELT_TEST_POSTGRES_URL is not set (CI sets it to the local PostgreSQL)")
-    else:
-        url = asyncio.run(postgres.create())
-    u = urlparse(nats_url)
-    proxy = ReplyHoldingProxy((u.hostname or "127.0.0.1", u.port or 4222))
-    runner = ServiceRunner(nats_url, redis_url, work)
-    yield Stack(runner, url, proxy)
-    runner.stop_all()
-    proxy.close()
-
-
-@pytest.fixture
-async def ledger_db(stack: Stack) -> Any:
-    engine = create_engine(stack.database_url)
-    yield engine
-    await engine.dispose()
-
-
-async def in_thread(fn: Any) -> None:
-    await asyncio.get_running_loop().run_in_executor(None, fn)
-
 
 async def to_river_last_action(bus: Any, t: str) -> None:
     """Play passively until the next action (a check on the river) ends the hand at a showdown."""
@@ -118,11 +66,11 @@ async def after(bus: Any, engine: Any, t: str, hand_id: str) -> None:
 
 
 @pytest.mark.parametrize("ending", [showdown, fold_win], ids=["showdown", "fold_win"])
-async def test_wallet_kill9_before_the_ending_action_settles_the_hand_once(stack, bus, ledger_db, ending):
+async def test_wallet_kill9_before_the_ending_action_settles_the_hand_once(money_stack, bus, ledger_db, ending):
     t, pids, hand_id = await started(bus)
     if ending is showdown:
         await to_river_last_action(bus, t)
-    stack["wallet"].kill9()
+    money_stack["wallet"].kill9()
     await ending(bus, t)  # accepted: the end is recorded and waits for the wallet
     v = await view(bus, t)
     assert v.paused == "waiting for the wallet" and v.hand.phase == "over"
@@ -130,17 +78,17 @@ async def test_wallet_kill9_before_the_ending_action_settles_the_hand_once(stack
         await cmd(bus, t, Start(participant_id=pids[0]))
     assert refused.value.code is ErrorCode.UNAVAILABLE and refused.value.details["reason"] == "paused"
     await asyncio.sleep(2)
-    stack["wallet"].start()
-    await in_thread(stack["wallet"].wait_ready)
+    money_stack["wallet"].start()
+    await in_thread(money_stack["wallet"].wait_ready)
     await after(bus, ledger_db, t, hand_id)
     kinds = [e.kind for e in (await cmd(bus, t, GetEvents(after_seq=0))).events]
     assert kinds.count("paused") == kinds.count("resumed") == 1 and "hand_cancelled" not in kinds
 
 
-async def test_wallet_stopped_past_the_call_timeout_settles_the_hand_once(stack, bus, ledger_db):
+async def test_wallet_stopped_past_the_call_timeout_settles_the_hand_once(money_stack, bus, ledger_db):
     t, _, hand_id = await started(bus)
     await to_river_last_action(bus, t)
-    pid = stack["wallet"].process.pid
+    pid = money_stack["wallet"].process.pid
     os.kill(pid, signal.SIGSTOP)
     try:
         await showdown(bus, t)  # the settle gets no answer within the call timeout
@@ -151,21 +99,21 @@ async def test_wallet_stopped_past_the_call_timeout_settles_the_hand_once(stack,
     await after(bus, ledger_db, t, hand_id)
 
 
-async def test_a_lost_settle_reply_is_resent_and_settles_once(stack, bus, ledger_db):
+async def test_a_lost_settle_reply_is_resent_and_settles_once(money_stack, bus, ledger_db):
     """The wallet applies the settlement; its reply is held by the proxy (the table hears
     nothing and keeps resending the same request); once replies flow the table resumes."""
     t, _, hand_id = await started(bus)
     await to_river_last_action(bus, t)
-    stack.proxy.hold_replies_after(subjects.WALLET_SETTLE.encode())
+    money_stack.proxy.hold_replies_after(subjects.WALLET_SETTLE.encode())
     try:
         await showdown(bus, t)
-        assert await in_thread_wait(stack.proxy.passed, 5)
+        assert await in_thread_wait(money_stack.proxy.passed, 5)
         await eventually(lambda: _wallet_settled(ledger_db, hand_id))  # applied at the wallet ...
         assert (await view(bus, t)).paused == "waiting for the wallet"  # ... unheard at the table
         await asyncio.sleep(CALL_TIMEOUT * 2)
         assert (await view(bus, t)).paused == "waiting for the wallet"
     finally:
-        stack.proxy.thaw()
+        money_stack.proxy.thaw()
     await after(bus, ledger_db, t, hand_id)
 
 
@@ -177,18 +125,18 @@ async def _wallet_settled(engine: Any, hand_id: str) -> bool:
     return (await settle_of(engine, hand_id))["status"] == "settled"
 
 
-async def test_a_table_restarted_with_an_unanswered_end_settles_it_before_cancelling(stack, bus, ledger_db):
+async def test_a_table_restarted_with_an_unanswered_end_settles_it_before_cancelling(money_stack, bus, ledger_db):
     """Completed payouts remain paid: the recorded settle is replayed, not cancelled by the
     restart policy; the seats are cleared with the winnings in the accounts."""
     t, pids, hand_id = await started(bus)
     await to_river_last_action(bus, t)
-    stack["wallet"].kill9()
+    money_stack["wallet"].kill9()
     await showdown(bus, t)
-    stack["table"].kill9()
-    stack["wallet"].start()
-    await in_thread(stack["wallet"].wait_ready)
-    stack["table"].start()
-    await in_thread(stack["table"].wait_ready)
+    money_stack["table"].kill9()
+    money_stack["wallet"].start()
+    await in_thread(money_stack["wallet"].wait_ready)
+    money_stack["table"].start()
+    await in_thread(money_stack["table"].wait_ready)
     got = await settle_of(ledger_db, hand_id)
     assert got["status"] == "settled" and got["escrow"] == 0 and "refund" not in got["kinds"], got
     assert (await view(bus, t)).seats == ()
@@ -201,20 +149,20 @@ async def test_a_table_restarted_with_an_unanswered_end_settles_it_before_cancel
     await check_invariants(ledger_db)
 
 
-async def test_a_stack_that_differs_from_the_reserve_follows_the_ledger(stack, bus, ledger_db):
+async def test_a_stack_that_differs_from_the_reserve_follows_the_ledger(money_stack, bus, ledger_db):
     """Behind the table's back 30 chips leave p0's reserve; after the wallet was away the table
     reconciles: the stack becomes the reserve, an error is logged, an event says so."""
     t = await create_table(bus)
     pids = await seat_players(bus, t, 2)
     await call(bus, subjects.WALLET_CASH_OUT, CashOut(account_id=pids[0], table_id=t, amount=30), CashOutResult)
-    log = stack["table"].log
+    log = money_stack["table"].log
     offset = log.stat().st_size
-    stack["wallet"].kill9()
+    money_stack["wallet"].kill9()
     with pytest.raises(BusError) as refused:
         await cmd(bus, t, Start(participant_id=pids[0]))
     assert refused.value.code is ErrorCode.UNAVAILABLE
-    stack["wallet"].start()
-    await in_thread(stack["wallet"].wait_ready)
+    money_stack["wallet"].start()
+    await in_thread(money_stack["wallet"].wait_ready)
     await resumed(bus, t)
     await assert_stacks_are_reserves(bus, t)
     assert {s.participant_id: s.stack for s in (await view(bus, t)).seats} == {pids[0]: 70, pids[1]: 100}
@@ -226,23 +174,23 @@ async def test_a_stack_that_differs_from_the_reserve_follows_the_ledger(stack, b
     assert (await view(bus, t)).hand.phase != "over"
 
 
-async def test_limits_down_pauses_the_table_until_it_answers(stack, bus):
+async def test_limits_down_pauses_the_table_until_it_answers(money_stack, bus):
     t = await create_table(bus)
     pids = await seat_players(bus, t, 2)
-    stack["limits"].kill9()
+    money_stack["limits"].kill9()
     try:
         with pytest.raises(BusError) as refused:
             await cmd(bus, t, Start(participant_id=pids[0]))
         assert refused.value.code is ErrorCode.UNAVAILABLE and refused.value.details["reason"] == "paused"
         assert (await view(bus, t)).paused == "waiting for the limits"
     finally:
-        stack["limits"].start()
-        await in_thread(stack["limits"].wait_ready)
+        money_stack["limits"].start()
+        await in_thread(money_stack["limits"].wait_ready)
     await resumed(bus, t)
     await cmd(bus, t, Start(participant_id=pids[0]))
 
 
-async def test_wallet_down_10s_backs_off_and_resumes_within_2s(stack, bus, ledger_db):
+async def test_wallet_down_10s_backs_off_and_resumes_within_2s(money_stack, bus, ledger_db):
     """An auto-start table that plays itself (0.2 s turns time out): with the wallet away for
     10 s it deals at most one hand, logs a handful of lines, and deals again within 2 s of the
     wallet's return."""
@@ -254,17 +202,17 @@ async def test_wallet_down_10s_backs_off_and_resumes_within_2s(stack, bus, ledge
                 if e.kind == "hand_start"]
 
     await eventually(lambda: _hands_at_least(hand_starts, 2))
-    log = stack["table"].log
+    log = money_stack["table"].log
     offset = log.stat().st_size
     seq = (await view(bus, t)).seq
-    stack["wallet"].kill9()
+    money_stack["wallet"].kill9()
     down_at = time.monotonic()
     await asyncio.sleep(10)
     during = len(await hand_starts(seq))
     lines = log.read_text()[offset:].splitlines()
     assert (await view(bus, t)).paused == "waiting for the wallet"
-    stack["wallet"].start()
-    await in_thread(stack["wallet"].wait_ready)
+    money_stack["wallet"].start()
+    await in_thread(money_stack["wallet"].wait_ready)
     back_at = time.monotonic()
     seq_back = (await view(bus, t)).seq
     await eventually(lambda: _hands_at_least(lambda: hand_starts(seq_back), 1), timeout=10, every=0.02)
@@ -285,3 +233,27 @@ async def _hands_at_least(starts: Any, n: int) -> bool:
 async def _quiet(bus: Any, t: str) -> bool:
     v = await view(bus, t)
     return v.paused is None
+
+
+async def test_timer_down_pauses_the_table_and_the_lost_turn_deadline_is_set_again(money_stack, bus):
+    t = await create_table(bus, turn_seconds=0.5)
+    pids = await seat_players(bus, t, 2)
+    money_stack["timer"].kill9()
+    try:
+        await cmd(bus, t, Start(participant_id=pids[0]))  # the first turn's deadline gets no answer
+        await eventually(lambda: _paused_for(bus, t, "waiting for the timer"))
+        turn = (await view(bus, t)).hand.turn_id
+    finally:
+        money_stack["timer"].start()
+        await in_thread(money_stack["timer"].wait_ready)
+    await resumed(bus, t)
+    await eventually(lambda: _turn_moved(bus, t, turn))  # the turn timed out by itself
+
+
+async def _paused_for(bus: Any, t: str, what: str) -> bool:
+    return (await view(bus, t)).paused == what
+
+
+async def _turn_moved(bus: Any, t: str, turn: int) -> bool:
+    h = (await view(bus, t)).hand
+    return h.phase == "over" or h.turn_id != turn
