@@ -219,6 +219,7 @@ async def test_wallet_down_10s_backs_off_and_resumes_within_2s(money_stack, bus,
     resumed_in = time.monotonic() - back_at
     print(f"\nwallet down {back_at - down_at:.1f}s: hands started {during}, table log lines {len(lines)}, "
           f"next hand {resumed_in:.2f}s after the wallet was ready")
+    print("\n".join(f"  {x[:240]}" for x in lines))
     assert during <= 2, during
     assert len(lines) <= 6, lines
     assert resumed_in < 2.0, resumed_in
