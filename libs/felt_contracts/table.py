@@ -92,6 +92,7 @@ class SeatSummary(Message):
     status: Literal["playing", "waiting", "sitting_out", "leaving"]
     ready: bool = False
     connected: bool = True
+    sitting_out: bool = False  # not dealt in from the next hand on (also while the status is `playing`/`leaving`)
 
 
 class TableSummary(Message):
@@ -142,7 +143,8 @@ class Join(ParticipantCommand):
     owner_id: ParticipantId
     kind: ParticipantKind
     name: Annotated[str, Field(max_length=50)] = ""
-    buy_in: PositiveChips | None = None  # None: the table's maximum buy-in (ignored for ante-nl-1)
+    # None: the largest amount in the table's range the balance covers (ignored for ante-nl-1)
+    buy_in: PositiveChips | None = None
     auto_rebuy: bool = False  # only where the table allows it
 
 
@@ -182,6 +184,9 @@ class SetPreAction(ParticipantCommand):
 
 
 class SetAutoRebuy(ParticipantCommand):
+    """Switch your auto-rebuy on or off while seated (on: only where `TableConfig.auto_rebuy`,
+    else `forbidden` with details.reason `auto_rebuy_not_allowed`)."""
+
     type: Literal["auto_rebuy"] = "auto_rebuy"
     enabled: bool
 
@@ -216,9 +221,13 @@ class Reconnect(ParticipantCommand):
 
 
 class Show(ParticipantCommand):
-    """After the hand: show your cards voluntarily."""
+    """After the hand: show your cards voluntarily (seed 001 "authorized voluntary reveal"), to
+    everyone. `hand_id`, when given, must be the last hand (a later deal ended that chance:
+    `hand_closed`). Refused with `illegal_action` (details.reason `hand_running` or
+    `nothing_to_show`) unless `TableView.can_show`."""
 
     type: Literal["show"] = "show"
+    hand_id: Annotated[str, Field(max_length=200)] | None = None
 
 
 class GetView(Message):
@@ -304,6 +313,14 @@ class HandSeat(Message):
     shown: bool = False
     leaving: bool = False
     payout: int | None = None
+    hand_name: str | None = None  # a revealed hand's name once it has five cards ("Flush, Ace High")
+
+
+class PotView(Message):
+    """One pot in the middle (main pot first) and the seats still able to win it."""
+
+    amount: int
+    eligible: tuple[int, ...]
 
 
 class HandView(Message):
@@ -320,6 +337,7 @@ class HandView(Message):
     big_blind_seat: int | None = None
     board: list[str]
     pot: int
+    pots: tuple[PotView, ...] = ()  # what `pot` holds apart from the bets in front: main pot, then side pots
     to_match: int
     actor_seat_id: int | None = None
     turn_id: int
@@ -335,13 +353,17 @@ class HandView(Message):
 
 
 class TableView(Message):
-    """seed 004 `table`: `your_seat_id` = yourSeatId (None: not seated / spectator)."""
+    """seed 004 `table`: `your_seat_id` = yourSeatId (None: not seated / spectator). For a
+    seated viewer also: `auto_rebuy` (yours; `config.auto_rebuy` says whether the table allows
+    it) and `can_show` (you may show your cards of the finished `hand` now)."""
 
     table_id: str
     rules_version: str
     config: TableConfig
     seq: int  # the last event number this view includes
     your_seat_id: int | None = None
+    auto_rebuy: bool | None = None  # yours (None: not seated)
+    can_show: bool = False
     seats: tuple[SeatSummary, ...] = ()
     hand: HandView | None = None
     next_hand_at: datetime | None = None  # auto-start tables: end of the intermission
@@ -436,13 +458,14 @@ class HandHistory(Message):
 
 class TableResult(Message):
     """The reply to every `TableRequest`. `seq` is the table's last event number after the
-    command. Commands fill what they produce: `seat` (join), `status` (join: seated|waiting;
-    start: started; leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
+    command. Commands fill what they produce: `seat` and `buy_in` (join), `status` (join:
+    seated|waiting; start: started; leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
 
     table_id: str
     seq: int
     status: str = "ok"
     seat: int | None = None
+    buy_in: int | None = None  # join: the chips brought to the table (None where the balance plays)
     view: TableView | None = None
     events: tuple[TableEvent, ...] = ()
     hands: tuple[HandSummary, ...] = ()

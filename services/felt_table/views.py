@@ -8,7 +8,7 @@ from typing import Any
 
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import (
-    Bounds, GetEvents, GetHand, GetView, HandSeat, HandView, LegalActions, ListHands, SeatSummary, TableResult,
+    Bounds, GetEvents, GetHand, GetView, HandSeat, HandView, LegalActions, ListHands, PotView, SeatSummary, TableResult,
     TableSummary, TableView,
 )
 from felt_engine.views import seat_view
@@ -37,7 +37,7 @@ def view(t: Table, viewer: str | None) -> TableView:
         status = "leaving" if s.leaving else "sitting_out" if s.sitting_out else (
             "playing" if t.in_hand(s.seat) and t.hand_participants.get(s.seat) == s.pid else "waiting")
         seats.append(SeatSummary(seat=s.seat, participant_id=s.pid, kind=s.kind, name=s.name, stack=s.stack,
-                                 status=status, ready=s.ready, connected=s.connected))
+                                 status=status, ready=s.ready, connected=s.connected, sitting_out=s.sitting_out))
     hand = None
     st = t.state
     if st is not None:
@@ -46,13 +46,13 @@ def view(t: Table, viewer: str | None) -> TableView:
         hand = HandView(
             hand_id=v["handId"], rules_version=v["rulesVersion"], structure=v["structure"], street=v["street"],
             phase=v["phase"], button=v["button"], small_blind_seat=v["smallBlind"], big_blind_seat=v["bigBlind"],
-            board=tuple(v["board"]), pot=v["pot"], to_match=v["toMatch"], actor_seat_id=v["actorSeatId"],
+            board=tuple(v["board"]), pot=v["pot"], pots=tuple(PotView(amount=p["amount"], eligible=tuple(p["eligible"])) for p in v["pots"]), to_match=v["toMatch"], actor_seat_id=v["actorSeatId"],
             turn_id=v["turnId"], deadline=t.deadline if st.phase != "over" else None,
             seats=tuple(HandSeat(seat=x["seat"], participant_id=t.hand_participants.get(x["seat"]),
                                  stack=x["stack"], bet=x["bet"], committed=x["committed"], folded=x["folded"],
                                  all_in=x["allIn"], card_count=x["cardCount"],
                                  cards=tuple(x["cards"]) if x["cards"] is not None else None, shown=x["shown"],
-                                 leaving=x["leaving"], payout=x["payout"]) for x in v["seats"]),
+                                 leaving=x["leaving"], payout=x["payout"], hand_name=x["handName"]) for x in v["seats"]),
             hole_cards=tuple(v["holeCards"]) if v.get("holeCards") is not None else None,
             legal_actions=legal_model(v["legalActions"]) if v.get("legalActions") else None,
             preaction=v.get("preaction"), showdown=v["showdown"],
@@ -60,7 +60,8 @@ def view(t: Table, viewer: str | None) -> TableView:
             time_bank_seconds=t.bank_of(t.hand_participants.get(st.actor_seat)) if st.phase != "over" else None,
             in_time_bank=t.bank_run is not None and st.phase != "over")
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
-                     your_seat_id=me.seat if me else None, seats=tuple(seats), hand=hand,
+                     your_seat_id=me.seat if me else None, auto_rebuy=me.auto_rebuy if me else None,
+                     can_show=me is not None and t.showable(me), seats=tuple(seats), hand=hand,
                      next_hand_at=t.next_hand_at)
 
 
