@@ -248,6 +248,17 @@ def strength_of(st, i: int) -> int:
     return rank_hand(st.holes[i] + st.board)
 
 
+def table_antes(operations) -> dict[int, int]:
+    """Seat -> its big-blind or button ante posted (main-pot money, see felt_engine.forced)."""
+    dead: dict[int, int] = {}
+    for op in operations:
+        if op.kind == "street":  # forced bets are all posted before the first street starts
+            break
+        if op.kind == "post_ante" and op.detail:
+            dead[op.seat] = dead.get(op.seat, 0) + op.amount
+    return dead
+
+
 def _award(w: Work, showdown: bool) -> None:
     live = [i for i in range(w.n) if not w.folded[i]]
     strength = None
@@ -261,12 +272,7 @@ def _award(w: Work, showdown: bool) -> None:
                 strength[w.seats[i]] = strength_of(w, i)
     else:
         showdown = False
-    dead: dict[int, int] = {}
-    for op in w.operations or w.ops:  # table antes (bb_ante, button_ante): main-pot money
-        if op.kind == "street":  # forced bets are all posted before the first street starts
-            break
-        if op.kind == "post_ante" and op.detail:
-            dead[op.seat] = dead.get(op.seat, 0) + op.amount
+    dead = table_antes(w.operations or w.ops)
     result = settle(
         {w.seats[i]: w.contrib[i] for i in range(w.n)},
         [w.seats[i] for i in live],
