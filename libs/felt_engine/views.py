@@ -17,7 +17,7 @@ from __future__ import annotations
 from felt_engine import betting
 from felt_engine.cards import card_str
 from felt_engine.evaluator import describe
-from felt_engine.hand import strength_of
+from felt_engine.hand import strength_of, table_antes
 from felt_engine.operations import Operation
 from felt_engine.pots import build_pots
 from felt_engine.preactions import available_preactions
@@ -116,7 +116,7 @@ def pots_view(st: HandState) -> list[dict]:
     live = [s for i, s in enumerate(st.seats) if not st.folded[i]]
     collected = {s: st.contrib[i] - st.bets[i] for i, s in enumerate(st.seats)}
     pots: list[dict] = []
-    for layer in build_pots(collected, live):
+    for layer in build_pots(collected, live, table_antes(st.operations)):
         eligible = list(layer.eligible)
         if pots and pots[-1]["eligible"] == eligible:
             pots[-1]["amount"] += layer.amount

@@ -125,6 +125,12 @@ def test_an_all_in_makes_a_side_pot_for_the_others():
     assert public_view(st)["pots"] == [{"amount": 300, "eligible": [0, 1, 2]}, {"amount": 400, "eligible": [1, 2]}]
 
 
+def test_a_big_blind_ante_is_shown_in_the_main_pot():
+    st = new_hand("nlhe-1", {0: 15, 1: 1000, 2: 1000}, button=0, ante=20, ante_mode="big_blind")
+    st = play(st, "0 allIn", "1 call", "2 check")
+    assert public_view(st)["pots"] == [{"amount": 65, "eligible": [0, 1, 2]}, {"amount": 10, "eligible": [1, 2]}]
+
+
 def test_a_revealed_hand_is_named_once_it_has_five_cards():
     deck = stacked_deck({0: "AsAd", 1: "KsKd", 2: "7h2c"}, 0, "3h QhJh2d 4h 9s 5h 8s")
     st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0, deck=deck)
