@@ -287,7 +287,8 @@ class Bounds(Message):
 
 class LegalActions(Message):
     """seed 004 `legalActions`: None / False = unavailable. `call`/`all_in` are chips to add now;
-    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed."""
+    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed;
+    `bet_add` (ante-nl-1 only, add-now convention): the `bet N` amounts that bet or raise."""
 
     fold: bool = False
     check: bool = False
@@ -296,6 +297,7 @@ class LegalActions(Message):
     raise_to: Bounds | None = None
     all_in: int | None = None
     draw: Bounds | None = None
+    bet_add: Bounds | None = None
 
 
 class HandSeat(Message):
@@ -311,6 +313,14 @@ class HandSeat(Message):
     shown: bool = False
     leaving: bool = False
     payout: int | None = None
+    hand_name: str | None = None  # a revealed hand's name once it has five cards ("Flush, Ace High")
+
+
+class PotView(Message):
+    """One pot in the middle (main pot first) and the seats still able to win it."""
+
+    amount: int
+    eligible: tuple[int, ...]
 
 
 class HandView(Message):
@@ -327,6 +337,7 @@ class HandView(Message):
     big_blind_seat: int | None = None
     board: list[str]
     pot: int
+    pots: tuple[PotView, ...] = ()  # what `pot` holds apart from the bets in front: main pot, then side pots
     to_match: int
     actor_seat_id: int | None = None
     turn_id: int
@@ -335,6 +346,7 @@ class HandView(Message):
     hole_cards: list[str] | None = None
     legal_actions: LegalActions | None = None
     preaction: str | None = None
+    preactions_available: list[str] | None = None  # the pre-actions you may set now (seated players)
     showdown: bool | None = None
     time_bank_seconds: float | None = None  # the acting player's time bank (None: the table has none)
     in_time_bank: bool = False  # the turn clock expired and the actor's bank runs (`deadline` extended)

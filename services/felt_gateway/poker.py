@@ -22,6 +22,7 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.limits import CapChange, FreezeState, LimitsFreeze, LimitsGet, LimitsSetCap, LimitsState, Scope
 from felt_contracts.table import GetEvents, GetHand, GetView, ListHands, ListTables, ParticipantKind, TableList
 from felt_contracts.wallet import Balance, BalanceQuery, Leaderboard, LeaderboardQuery, SessionHistory, SessionsQuery
+from felt_engine.profiles import get_profile
 from felt_gateway import commands, rules
 from felt_gateway.auth import Who
 from felt_gateway.clients import Bus, check_table_id
@@ -79,6 +80,7 @@ async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, 
     tables = []
     for t in result.tables:
         entry = camel(t.config)
+        entry["structure"] = t.config.structure or get_profile(t.config.rules_version).default_structure.value
         entry.update(players=t.players, seatsTaken=t.players, handRunning=t.hand_running, handId=t.hand_id, lastSeq=t.last_seq)
         tables.append(entry)
     return {"tables": tables}

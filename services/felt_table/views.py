@@ -8,7 +8,7 @@ from typing import Any
 
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import (
-    Bounds, GetEvents, GetHand, GetView, HandSeat, HandView, LegalActions, ListHands, SeatSummary, TableResult,
+    Bounds, GetEvents, GetHand, GetView, HandSeat, HandView, LegalActions, ListHands, PotView, SeatSummary, TableResult,
     TableSummary, TableView,
 )
 from felt_engine.views import seat_view
@@ -23,7 +23,7 @@ def legal_model(d: dict[str, Any]) -> LegalActions:
         return Bounds(min=x["min"], max=x["max"]) if x else None
 
     return LegalActions(fold=d["fold"], check=d["check"], call=d["call"], bet=b(d["bet"]), raise_to=b(d["raiseTo"]),
-                        all_in=d["allIn"], draw=b(d.get("draw")))
+                        all_in=d["allIn"], draw=b(d.get("draw")), bet_add=b(d.get("betAdd")))
 
 
 def summary(t: Table) -> TableSummary:
@@ -47,16 +47,17 @@ def view(t: Table, viewer: str | None) -> TableView:
         hand = HandView(
             hand_id=v["handId"], rules_version=v["rulesVersion"], structure=v["structure"], street=v["street"],
             phase=v["phase"], button=v["button"], small_blind_seat=v["smallBlind"], big_blind_seat=v["bigBlind"],
-            board=tuple(v["board"]), pot=v["pot"], to_match=v["toMatch"], actor_seat_id=v["actorSeatId"],
+            board=tuple(v["board"]), pot=v["pot"], pots=tuple(PotView(amount=p["amount"], eligible=tuple(p["eligible"])) for p in v["pots"]), to_match=v["toMatch"], actor_seat_id=v["actorSeatId"],
             turn_id=v["turnId"], deadline=t.deadline if st.phase != "over" else None,
             seats=tuple(HandSeat(seat=x["seat"], participant_id=t.hand_participants.get(x["seat"]),
                                  stack=x["stack"], bet=x["bet"], committed=x["committed"], folded=x["folded"],
                                  all_in=x["allIn"], card_count=x["cardCount"],
                                  cards=tuple(x["cards"]) if x["cards"] is not None else None, shown=x["shown"],
-                                 leaving=x["leaving"], payout=x["payout"]) for x in v["seats"]),
+                                 leaving=x["leaving"], payout=x["payout"], hand_name=x["handName"]) for x in v["seats"]),
             hole_cards=tuple(v["holeCards"]) if v.get("holeCards") is not None else None,
             legal_actions=legal_model(v["legalActions"]) if v.get("legalActions") else None,
             preaction=v.get("preaction"), showdown=v["showdown"],
+            preactions_available=tuple(v["preactionsAvailable"]) if "preactionsAvailable" in v else None,
             time_bank_seconds=t.bank_of(t.hand_participants.get(st.actor_seat)) if st.phase != "over" else None,
             in_time_bank=t.bank_run is not None and st.phase != "over")
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
