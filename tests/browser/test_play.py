@@ -190,3 +190,29 @@ def card_label(card: str) -> str:
 
 def drawn_cards(person: Person) -> list[str]:
     return next(f["action"]["cards"] for f in person.wire.frames("act") if f["action"]["type"] == "draw")
+
+
+def test_ante_table_hit_and_add_now_bet(people, new_table):
+    table = new_table(name="Ante 10", rules_version="ante-nl-1", small_blind=0, big_blind=0, ante=10, min_buy_in=None, max_buy_in=None)
+    pair = (people("gina"), people("hal", PHONE))
+    for p in pair:
+        p.sign_up()
+        p.open_table(table)
+        p.sit_down()
+    bettor = whose_turn(*pair)
+    expect(bettor.page.locator("#act-check")).to_have_text(re.compile(r"^Hit \(check\)"))
+    expect(bettor.page.locator("#sizing-label")).to_have_text("Bet +")
+    bettor.page.get_by_label("size: ½ pot").click()  # half the 20 in antes
+    expect(bettor.page.get_by_label("bet amount")).to_have_value("10")
+    expect(bettor.page.locator("#act-raise")).to_contain_text("Bet + 10")
+    act(bettor, "#act-raise")
+    assert bettor.wire.frames("act")[-1]["action"] == {"type": "bet", "amount": 10}  # chips to add now
+    caller = other(bettor, pair)
+    assert whose_turn(*pair) is caller
+    expect(caller.page.locator("#act-call")).to_have_text(re.compile(r"^Hit \(call 10\)"))
+    act(caller, "#act-call")
+    assert caller.wire.frames("act")[-1]["action"] == {"type": "hit"}
+    while not caller.page.locator("#results li").count():
+        p = whose_turn(*pair)
+        act(p, "#act-check" if p.page.locator("#act-check").count() else "#act-call")
+    assert {f["action"]["type"] for p in pair for f in p.wire.frames("act")} <= {"bet", "hit"}
