@@ -246,3 +246,27 @@ def test_an_all_in_shows_the_main_pot_and_a_side_pot(people, new_table):
         expect(p.page.locator(".pot")).to_have_text([re.compile(r"^Main pot: (60|120|180)$"), "Side pot: 4", re.compile(r"^Total \d+4$")])
     expect(short.page.locator(".seat:not(.mine) .badge.allin")).to_have_count(0)
     expect(short.page.locator(".seat.mine .badge.allin")).to_have_text("ALL-IN")
+
+
+def test_explicit_start_pot_limit_bounds_and_the_time_bank(people, new_table):
+    table = new_table(name="Pot-limit 1/2", rules_version="plhe-1", start_mode="explicit", turn_seconds=2,
+                      time_bank={"initial_seconds": 6, "max_seconds": 6, "refill_seconds": 1})
+    pair = (people("lee"), people("max"))
+    for p in pair:
+        p.sign_up()
+        p.open_table(table)
+        p.sit_down()
+    for p in pair:  # nothing is dealt until both are ready
+        expect(p.page.locator(".centre .street")).to_have_text("Waiting for the next hand")
+        p.page.get_by_role("button", name="ready: deal the next hand").click()
+    actor = whose_turn(*pair)
+    amount = actor.page.get_by_label("bet amount")
+    expect(amount).to_have_attribute("max", "6")  # pot limit: call 1, then the pot of 4 on top of the 2
+    actor.page.get_by_label("size: Pot").click()
+    expect(amount).to_have_value("6")
+    clock = actor.page.locator(".seat.acting .clock")
+    expect(clock).to_contain_text("s bank")
+    expect(clock).to_have_class(re.compile(r"\bbank\b"), timeout=6000)  # the turn clock ran out: the bank runs
+    expect(clock).to_contain_text("time bank")
+    act(actor, "#act-raise")
+    assert actor.wire.frames("act")[-1]["action"] == {"type": "raiseTo", "amount": 6}
