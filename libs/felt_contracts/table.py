@@ -287,7 +287,8 @@ class Bounds(Message):
 
 class LegalActions(Message):
     """seed 004 `legalActions`: None / False = unavailable. `call`/`all_in` are chips to add now;
-    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed."""
+    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed;
+    `bet_add` (ante-nl-1 only, add-now convention): the `bet N` amounts that bet or raise."""
 
     fold: bool = False
     check: bool = False
@@ -296,6 +297,7 @@ class LegalActions(Message):
     raise_to: Bounds | None = None
     all_in: int | None = None
     draw: Bounds | None = None
+    bet_add: Bounds | None = None
 
 
 class HandSeat(Message):
@@ -344,6 +346,7 @@ class HandView(Message):
     hole_cards: list[str] | None = None
     legal_actions: LegalActions | None = None
     preaction: str | None = None
+    preactions_available: list[str] | None = None  # the pre-actions you may set now (seated players)
     showdown: bool | None = None
     time_bank_seconds: float | None = None  # the acting player's time bank (None: the table has none)
     in_time_bank: bool = False  # the turn clock expired and the actor's bank runs (`deadline` extended)
@@ -364,6 +367,7 @@ class TableView(Message):
     seats: tuple[SeatSummary, ...] = ()
     hand: HandView | None = None
     next_hand_at: datetime | None = None  # auto-start tables: end of the intermission
+    paused: str | None = None  # e.g. "waiting for the wallet": no hand is dealt until it answers
 
 
 # --- events -----------------------------------------------------------------------------------
@@ -384,7 +388,9 @@ class TurnInfo(Message):
 class TableEvent(Event):
     """One numbered table event. `kind` is one of:
     table: seated, waiting, ready, sit_out, sit_in, left, disconnected, reconnected, rebuy,
-      auto_rebuy, session_closed, table_reset, hand_cancelled, start_refused;
+      auto_rebuy, session_closed, table_reset, hand_cancelled, start_refused, leaving,
+      paused / resumed (`detail`: "waiting for the wallet" / "the wallet answers"),
+      stack_reconciled (a stack set to the wallet's reserve `amount`; `detail`: what it was);
     hand (engine operations, same names): hand_start, post_ante, post_blind, deal_hole,
       deal_board, street, fold, check, call, bet, raise, draw, show, award, hand_end;
     turn (a turn starts: `turn` is set); time_bank (the actor's turn clock expired and their

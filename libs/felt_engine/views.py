@@ -20,6 +20,7 @@ from felt_engine.evaluator import describe
 from felt_engine.hand import strength_of
 from felt_engine.operations import Operation
 from felt_engine.pots import build_pots
+from felt_engine.preactions import available_preactions
 from felt_engine.state import HandState
 
 __all__ = ["pots_view", "public_view", "seat_view", "visible_operations", "visible_cards"]
@@ -43,8 +44,8 @@ def public_view(st: HandState) -> dict:
 
 
 def seat_view(st: HandState, seat: int) -> dict:
-    """What ``seat`` may see: the public view plus their own cards, pre-action and
-    (on their turn) ``legalActions``."""
+    """What ``seat`` may see: the public view plus their own cards, pre-action, the
+    pre-actions they may set now and (on their turn) ``legalActions``."""
     return _view(st, seat)
 
 
@@ -92,6 +93,7 @@ def _view(st: HandState, viewer: int | None) -> dict:
         if i is not None:
             view["holeCards"] = _cards(st.holes[i])
             view["preaction"] = st.preactions[i]
+            view["preactionsAvailable"] = list(available_preactions(st, viewer))
             view["legalActions"] = (
                 betting.legal_actions_at(st, i).to_dict() if st.actor == i else None
             )

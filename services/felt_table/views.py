@@ -14,6 +14,7 @@ from felt_contracts.table import (
 from felt_engine.views import seat_view
 from felt_runtime.bus import BusError
 from felt_table import history
+from felt_table.recovery import paused
 from felt_table.table import Table
 
 
@@ -22,7 +23,7 @@ def legal_model(d: dict[str, Any]) -> LegalActions:
         return Bounds(min=x["min"], max=x["max"]) if x else None
 
     return LegalActions(fold=d["fold"], check=d["check"], call=d["call"], bet=b(d["bet"]), raise_to=b(d["raiseTo"]),
-                        all_in=d["allIn"], draw=b(d.get("draw")))
+                        all_in=d["allIn"], draw=b(d.get("draw")), bet_add=b(d.get("betAdd")))
 
 
 def summary(t: Table) -> TableSummary:
@@ -56,12 +57,13 @@ def view(t: Table, viewer: str | None) -> TableView:
             hole_cards=tuple(v["holeCards"]) if v.get("holeCards") is not None else None,
             legal_actions=legal_model(v["legalActions"]) if v.get("legalActions") else None,
             preaction=v.get("preaction"), showdown=v["showdown"],
+            preactions_available=tuple(v["preactionsAvailable"]) if "preactionsAvailable" in v else None,
             time_bank_seconds=t.bank_of(t.hand_participants.get(st.actor_seat)) if st.phase != "over" else None,
             in_time_bank=t.bank_run is not None and st.phase != "over")
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
                      your_seat_id=me.seat if me else None, auto_rebuy=me.auto_rebuy if me else None,
                      can_show=me is not None and t.showable(me), seats=tuple(seats), hand=hand,
-                     next_hand_at=t.next_hand_at)
+                     next_hand_at=t.next_hand_at, paused=paused(t))
 
 
 async def get_view(t: Table, c: GetView) -> TableResult:

@@ -101,6 +101,16 @@ def test_draw_discards_and_new_cards_private():
     assert public_view(st)["seats"][1]["cardCount"] == 5
 
 
+def test_seat_view_lists_the_preactions_available_now():
+    st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0)
+    assert seat_view(st, 2)["preactionsAvailable"] == ["call_any", "check_fold", "fold", "raise_any"]
+    st = play(st, "0 raiseTo 60")
+    assert seat_view(st, 2)["preactionsAvailable"] == ["call_any", "fold", "raise_any"]
+    assert "preactionsAvailable" not in public_view(st)
+    ante = new_hand("ante-nl-1", {0: 1000, 1: 1000})
+    assert seat_view(ante, 1)["preactionsAvailable"] == []
+
+
 def test_pots_merge_layers_the_same_hands_can_win_and_leave_bets_in_front_out():
     st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0)
     st = play(st, "0 raiseTo 60", "1 call", "2 fold")  # the folded big blind's 20 is one more layer
