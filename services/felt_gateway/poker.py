@@ -74,8 +74,9 @@ async def get_rules(rules_version: Annotated[str, Query(alias="rulesVersion", ma
 
 @router.get("/tables", response_model=TablesOut, summary="The public table list")
 async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, Query(description="only tables admitting this kind")] = None) -> dict[str, Any]:
-    """Every table: profile (`rulesVersion`), blinds/antes, min/max buy-in, capacity, admission,
-    seats taken, whether a hand runs."""
+    """Every table: profile (`rulesVersion`), betting `structure` (the profile's default when the
+    table names none), blinds/antes, min/max buy-in, capacity, admission, seats taken, whether a
+    hand runs."""
     result: TableList = await bus(request).call(subjects.TABLE_LIST, ListTables(kind=kind), TableList)
     tables = []
     for t in result.tables:

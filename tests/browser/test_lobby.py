@@ -32,6 +32,13 @@ def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     bob.open_table(table_id)
     bob.sit_down()
     expect(row.locator(".seats-taken")).to_have_text("1/6")  # live: polled while alice looks
+    bob.page.get_by_role("button", name="leave the table").click()
+    expect(bob.page.locator("#seat-controls")).to_contain_text("You are watching.")  # still watching
+    expect(row.locator(".seats-taken")).to_have_text("0/6")
+    bob.page.get_by_role("button", name="back to the lobby").click()
+    expect(bob.page.locator("#sessions tbody tr").first).to_contain_text(table_id)
+    expect(bob.page.locator("#sessions tbody tr").first).to_contain_text("closed")
+    expect(bob.page.locator("#bal-available")).to_have_text("200")
     shot(bob, "lobby")
 
     page.get_by_label("bot name").fill("my-bot")

@@ -45,6 +45,8 @@ def test_two_people_play_hold_em(people, new_table):
         p.sign_up()
         p.open_table(table)
     alice.sit_down(buy_in=60)
+    expect(bob.page.locator("#seat-controls")).to_contain_text("You are watching.")
+    expect(bob.page.locator(".seat:not(.empty) .name")).to_have_text([alice.page.locator("#me-name").inner_text()])
     bob.sit_down()  # no buy-in typed: the most the balance allows, within the table's range
     expect(bob.page.locator(".seat.mine .stack")).to_have_text("100")
     expect(alice.page.locator(".seat.mine .stack")).to_have_text("60")
@@ -113,7 +115,9 @@ def test_two_people_play_hold_em(people, new_table):
     # --- hand 2: a fold-win --------------------------------------------------------------
     first = whose_turn(*pair)
     winner = other(first, pair)
-    act(first, "#act-fold")
+    turn = first.action_bar.get_attribute("data-turn")
+    first.page.keyboard.press("f")  # fold by keyboard
+    expect(first.action_bar).not_to_have_attribute("data-turn", turn)
     expect(winner.page.locator("#results")).to_contain_text("(everyone else folded)")
     expect(first.page.locator(OTHER_CARDS)).to_have_count(0)  # nothing revealed
     winner.page.get_by_role("button", name="show your cards").click()  # a voluntary reveal
@@ -149,13 +153,19 @@ def test_two_people_play_hold_em(people, new_table):
 
 
 def test_five_card_draw_with_the_draw(people, new_table):
-    table = new_table(name="Draw, ante 2", rules_version="draw5-1", small_blind=0, big_blind=0, ante=2, min_buy_in=20, max_buy_in=100)
+    table = new_table(name="Draw, ante 2", rules_version="draw5-1", small_blind=0, big_blind=0, ante=2, min_buy_in=20,
+                      max_buy_in=100, auto_rebuy=True)
     carol, dave = people("carol"), people("dave", PHONE)
     pair = (carol, dave)
     for p in pair:
         p.sign_up()
         p.open_table(table)
         p.sit_down()
+    rebuy = carol.page.get_by_label("auto-rebuy")
+    expect(rebuy).not_to_be_checked()
+    rebuy.check()
+    expect(carol.page.locator("#toast")).to_have_text("Auto-rebuy is on.")
+    assert carol.wire.frames("autoRebuy")[-1]["enabled"] is True
     drawn = set()
     while not carol.page.locator("#results li").count():
         p = whose_turn(*pair)
@@ -190,3 +200,73 @@ def card_label(card: str) -> str:
 
 def drawn_cards(person: Person) -> list[str]:
     return next(f["action"]["cards"] for f in person.wire.frames("act") if f["action"]["type"] == "draw")
+
+
+def test_ante_table_hit_and_add_now_bet(people, new_table):
+    table = new_table(name="Ante 10", rules_version="ante-nl-1", small_blind=0, big_blind=0, ante=10, min_buy_in=None, max_buy_in=None)
+    pair = (people("gina"), people("hal", PHONE))
+    for p in pair:
+        p.sign_up()
+        p.open_table(table)
+        p.sit_down()
+    bettor = whose_turn(*pair)
+    expect(bettor.page.locator("#act-check")).to_have_text(re.compile(r"^Hit \(check\)"))
+    expect(bettor.page.locator("#sizing-label")).to_have_text("Bet +")
+    bettor.page.get_by_label("size: ½ pot").click()  # half the 20 in antes
+    expect(bettor.page.get_by_label("bet amount")).to_have_value("10")
+    expect(bettor.page.locator("#act-raise")).to_contain_text("Bet + 10")
+    act(bettor, "#act-raise")
+    assert bettor.wire.frames("act")[-1]["action"] == {"type": "bet", "amount": 10}  # chips to add now
+    caller = other(bettor, pair)
+    assert whose_turn(*pair) is caller
+    expect(caller.page.locator("#act-call")).to_have_text(re.compile(r"^Hit \(call 10\)"))
+    act(caller, "#act-call")
+    assert caller.wire.frames("act")[-1]["action"] == {"type": "hit"}
+    while not caller.page.locator("#results li").count():
+        p = whose_turn(*pair)
+        act(p, "#act-check" if p.page.locator("#act-check").count() else "#act-call")
+    assert {f["action"]["type"] for p in pair for f in p.wire.frames("act")} <= {"bet", "hit"}
+
+
+def test_an_all_in_shows_the_main_pot_and_a_side_pot(people, new_table):
+    table = new_table(name="Side pots 1/2")
+    short, *deep = trio = (people("ivy"), people("jack", PHONE), people("kim"))
+    for p, buy_in in zip(trio, (20, 100, 100)):
+        p.sign_up()
+        p.open_table(table)
+        p.sit_down(buy_in)
+    while short.street() != "FLOP":  # ivy goes all-in, the others call
+        p = whose_turn(*trio)
+        act(p, "#act-allin" if p is short else "#act-call" if p.page.locator("#act-call").count() else "#act-check")
+    bettor = whose_turn(*deep)
+    act(bettor, "#act-raise")  # the minimum bet, 2
+    act(whose_turn(*deep), "#act-call")
+    for p in trio:
+        # the main pot is three times ivy's stack (she may have doubled up in an earlier hand)
+        expect(p.page.locator(".pot")).to_have_text([re.compile(r"^Main pot: (60|120|180)$"), "Side pot: 4", re.compile(r"^Total \d+4$")])
+    expect(short.page.locator(".seat:not(.mine) .badge.allin")).to_have_count(0)
+    expect(short.page.locator(".seat.mine .badge.allin")).to_have_text("ALL-IN")
+
+
+def test_explicit_start_pot_limit_bounds_and_the_time_bank(people, new_table):
+    table = new_table(name="Pot-limit 1/2", rules_version="plhe-1", start_mode="explicit", turn_seconds=2,
+                      time_bank={"initial_seconds": 6, "max_seconds": 6, "refill_seconds": 1})
+    pair = (people("lee"), people("max"))
+    for p in pair:
+        p.sign_up()
+        p.open_table(table)
+        p.sit_down()
+    for p in pair:  # nothing is dealt until both are ready
+        expect(p.page.locator(".centre .street")).to_have_text("Waiting for the next hand")
+        p.page.get_by_role("button", name="ready: deal the next hand").click()
+    actor = whose_turn(*pair)
+    amount = actor.page.get_by_label("bet amount")
+    expect(amount).to_have_attribute("max", "6")  # pot limit: call 1, then the pot of 4 on top of the 2
+    actor.page.get_by_label("size: Pot").click()
+    expect(amount).to_have_value("6")
+    clock = actor.page.locator(".seat.acting .clock")
+    expect(clock).to_contain_text("s bank")
+    expect(clock).to_have_class(re.compile(r"\bbank\b"), timeout=6000)  # the turn clock ran out: the bank runs
+    expect(clock).to_contain_text("time bank")
+    act(actor, "#act-raise")
+    assert actor.wire.frames("act")[-1]["action"] == {"type": "raiseTo", "amount": 6}

@@ -117,7 +117,8 @@ function centre(view) {
   if (!hand) status = view.seats.length < 2 ? "Waiting for players" : "Waiting for the next hand";
   else if (hand.phase === "over") status = hand.showdown ? "Showdown" : "Hand over";
   else status = hand.phase === "draw" ? "Draw" : streetName(hand.street);
-  if (view.nextHandAt && (!hand || hand.phase === "over")) {
+  if (view.paused && (!hand || hand.phase === "over")) status += ` · paused: ${view.paused}`;
+  else if (view.nextHandAt && (!hand || hand.phase === "over")) {
     const s = Math.max(0, Math.ceil((Date.parse(view.nextHandAt) - Date.now()) / 1000));
     status += ` · next hand in ${s} s`;
   }
