@@ -5,6 +5,7 @@ service (kill -9) and starts it again."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -21,6 +22,9 @@ from tests.support.servers import nats_server, redis_server
 from tests.support.services import ServiceProcess, ServiceRunner
 
 SERVICES = ("wallet", "limits", "timer", "chat", "table")
+#: lobby tables (from a tables file, so they come back after a restart of the table service)
+LOBBY = [TableConfig(table_id=t, rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
+         for t in ("e2e-play", "e2e-crash")]
 ENV = {
     "table": {"FELT_TABLE_DEFAULT_TABLES": "false", "FELT_TABLE_TURN_SECONDS": "5", "FELT_TABLE_INTERMISSION_SECONDS": "1"},
     "chat": {"FELT_CHAT_MAX_MESSAGES": "2", "FELT_CHAT_WINDOW_SECONDS": "2"},
@@ -54,8 +58,11 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
     with nats_server(tmp / "nats") as nats_url, redis_server(tmp / "redis") as redis_url:
         runner = ServiceRunner(nats_url, redis_url, tmp)
         db = f"sqlite+aiosqlite:///{tmp / 'felt.sqlite'}"
+        lobby = tmp / "tables.json"
+        lobby.write_text(json.dumps([t.model_dump(mode="json") for t in LOBBY]))
+        env = {**ENV, "table": {**ENV["table"], "FELT_TABLE_TABLES_FILE": str(lobby)}}
         try:
-            procs = {name: runner.start(name, database_url=db, ready=False, **ENV.get(name, {})) for name in SERVICES}
+            procs = {name: runner.start(name, database_url=db, ready=False, **env.get(name, {})) for name in SERVICES}
             for proc in procs.values():
                 proc.wait_ready()
             procs["gateway"] = runner.start("gateway", database_url=db, **ENV["gateway"])
