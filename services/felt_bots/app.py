@@ -77,14 +77,14 @@ class Roster:
         return [t["tableId"] for t in sorted(fit, key=lambda t: t.get("admission") != "MIXED")]
 
     async def stop(self) -> None:
+        """Cancel the bots, then give their seats back (all at once, briefly: the gateway may
+        be stopping too; a seat left behind is cleared by the table's own policies)."""
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        await asyncio.gather(*(asyncio.wait_for(b.client.leave(b.table_id), 3) for b in self.bots if b.seat is not None),
+                             return_exceptions=True)
         for bot in self.bots:
-            try:
-                await asyncio.wait_for(bot.client.leave(bot.table_id), 3)
-            except (ApiError, TimeoutError):
-                pass
             await bot.client.aclose()
 
     def status(self, table_id: str | None = None) -> BotsStatus:

@@ -36,8 +36,13 @@ def _draw5_quantiles() -> np.ndarray:
 
 
 def _deal(rng: np.random.Generator, dead: tuple[int, ...], trials: int, need: int) -> np.ndarray:
+    """`need` distinct unseen cards per deal, in random order: the `need` smallest of random
+    keys (a partition, not a sort of the whole deck), then ordered by those keys."""
     deck = np.array([c for c in range(52) if c not in dead])
-    return deck[np.argsort(rng.random((trials, deck.size)), axis=1)[:, :need]]
+    keys = rng.random((trials, deck.size))
+    chosen = np.argpartition(keys, need - 1, axis=1)[:, :need] if need < deck.size else np.tile(np.arange(deck.size), (trials, 1))
+    order = np.take_along_axis(keys, chosen, axis=1).argsort(axis=1)
+    return deck[np.take_along_axis(chosen, order, axis=1)]
 
 
 def _share(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
@@ -52,9 +57,25 @@ def _weighted(share: np.ndarray, inside: np.ndarray) -> float:
     return float((share * weights).sum() / weights.sum())
 
 
+def _board_percentile(board: tuple[int, ...], dead: tuple[int, ...]) -> np.ndarray:
+    """(52, 52) -> the top share of all holdings that a holding's made hand on `board` is in
+    (the range of a player who bets now is the holdings strong now)."""
+    rest = np.array([c for c in range(52) if c not in dead])
+    pairs = np.array([(a, b) for i, a in enumerate(rest) for b in rest[i + 1:]])
+    ranks = rank_hands(np.hstack([pairs, np.broadcast_to(np.array(board), (len(pairs), len(board)))]))
+    ordered = np.sort(ranks)
+    top = 1.0 - np.searchsorted(ordered, ranks, side="right") / len(ordered) + 1.0 / len(ordered)
+    m = np.ones((52, 52))
+    m[pairs[:, 0], pairs[:, 1]] = top
+    m[pairs[:, 1], pairs[:, 0]] = top
+    return m
+
+
 def holdem_equity(hole: tuple[int, ...], board: tuple[int, ...], ranges: list[float], trials: int,
                   rng: np.random.Generator) -> float:
-    """Expected pot share of `hole` on `board` against one opponent per entry of `ranges`."""
+    """Expected pot share of `hole` on `board` against one opponent per entry of `ranges`:
+    before the flop a range is the top share of starting hands, after it the top share of
+    holdings by the made hand on the board."""
     k = len(ranges)
     if k == 0:
         return 1.0
@@ -64,7 +85,8 @@ def holdem_equity(hole: tuple[int, ...], board: tuple[int, ...], ranges: list[fl
     holes = cards[:, missing:].reshape(trials, k, 2)
     mine = rank_hands(np.hstack([np.broadcast_to(np.array(hole, dtype=cards.dtype), (trials, 2)), boards]))
     theirs = rank_hands(np.concatenate([holes, np.repeat(boards[:, None, :], k, axis=1)], axis=2).reshape(trials * k, 7))
-    pct = _percentile_matrix()[holes[:, :, 0], holes[:, :, 1]]
+    table = _board_percentile(board, hole + board) if len(board) >= 3 else _percentile_matrix()
+    pct = table[holes[:, :, 0], holes[:, :, 1]]
     return _weighted(_share(mine, theirs.reshape(trials, k)), pct <= np.array(ranges))
 
 

@@ -44,12 +44,17 @@ def contenders(s: Situation) -> list[Opponent]:
 
 
 def width(s: Situation, o: Opponent) -> float:
-    """The top share of holdings `o` plausibly has, from the chips it chose to put in."""
-    invested = o.committed / max(s.unit, 1)
-    w = 1.0 if invested <= 1.5 else 0.45 if invested <= 4 else 0.25 if invested <= 12 else 0.12 if invested <= 40 else 0.06
-    if not s.preflop and o.bet > 0.5 * max(s.pot - o.bet, 1):
-        w *= 0.6
-    return w
+    """The top share of holdings `o` plausibly has, from the chips it chose to put in: before
+    the flop by everything it invested, after it by its bet on this street against the pot."""
+    if s.preflop:
+        invested = o.committed / max(s.unit, 1)
+        return 1.0 if invested <= 1.5 else 0.45 if invested <= 4 else 0.25 if invested <= 12 else 0.12 if invested <= 40 else 0.06
+    if o.bet == 0:
+        return 1.0
+    before = max(s.pot - s.bet - sum(x.bet for x in s.opponents), 1)
+    ratio = o.bet / before
+    w = 0.55 if ratio < 0.4 else 0.4 if ratio < 0.8 else 0.3
+    return w * 0.6 if s.bet > 0 else w  # it raised us
 
 
 def best_keep(hand: tuple[int, ...], ranges: list[float], gen: np.random.Generator) -> tuple[int, ...]:
@@ -61,19 +66,19 @@ def best_keep(hand: tuple[int, ...], ranges: list[float], gen: np.random.Generat
 
 def act(s: Situation, equity: float, opponents: int, rng: random.Random) -> Action:
     fair = 1.0 / (opponents + 1)
-    edge = equity / fair if fair else 1.0  # 1.0 = an even share
-    if s.spr < 1.0 and equity > max(0.5, fair * 1.4):
+    value = fair + (0.08 if s.preflop else 0.1)  # a share worth building the pot with
+    if s.spr < 1.0 and equity > max(0.5, value):
         return s.raise_to(s.all_in_to)
     size = 0.5 if equity < 0.7 else 0.75 if equity < 0.85 else 1.0
     if not s.facing_bet:
-        if edge > 1.35 and equity > 0.45:
+        if equity > value:
             return s.pot_bet(size)
         if bluff(s, opponents, 0.6, rng):
             return s.pot_bet(0.6)
         return s.passive()
-    if equity > 0.72 and edge > 1.6 and s.can_raise:
+    if equity > value + 0.12 and s.can_raise:
         return s.pot_bet(size)
-    if equity >= s.pot_odds + 0.03:
+    if equity >= s.pot_odds + 0.02:
         return s.passive()
     if bluff(s, opponents, 0.75, rng) and s.can_raise:
         return s.pot_bet(0.75)

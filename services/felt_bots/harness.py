@@ -7,6 +7,7 @@ player's win rate in bb/100 (big blinds, or antes where there are none, per 100 
 95% confidence interval over the mirrored pairs.
 
     python -m felt_bots.harness hard normal --deals 2000 --profile nlhe-1 --seed 1
+    python -m felt_bots.harness --all --deals 2000      # every required pairing
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from felt_engine import Deck, apply, get_profile, start_hand
 from felt_engine.testing import default_stakes
 
 PLAYERS: dict[str, Decide] = {**LEVELS, **BASELINES}
+#: what the levels must show: each beats the one below, and both baselines
+REQUIRED = [("hard", "normal"), ("normal", "easy")] + [(level, base) for level in LEVELS for base in BASELINES]
 #: profile label -> (rules version, structure)
 PROFILES = {
     "nlhe-1": ("nlhe-1", None), "plhe-1": ("plhe-1", None), "flhe-1": ("flhe-1", None), "ante-nl-1": ("ante-nl-1", None),
@@ -85,15 +88,22 @@ def match(a: str, b: str, deals: int, profile: str = "nlhe-1", seed: int = 0, de
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("a", choices=sorted(PLAYERS))
-    ap.add_argument("b", choices=sorted(PLAYERS))
+    ap.add_argument("a", nargs="?", choices=sorted(PLAYERS))
+    ap.add_argument("b", nargs="?", choices=sorted(PLAYERS))
+    ap.add_argument("--all", action="store_true", help="every required pairing (levels in order, each vs both baselines)")
     ap.add_argument("--deals", type=int, default=1000, help="mirrored pairs (2 hands each)")
     ap.add_argument("--profile", choices=sorted(PROFILES), default="nlhe-1")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--depth", type=int, default=100, help="stacks in big blinds (antes)")
     args = ap.parse_args(argv)
-    print(match(args.a, args.b, args.deals, args.profile, args.seed, args.depth).line())
-    return 0
+    if not args.all and not (args.a and args.b):
+        ap.error("name two players, or --all")
+    failed = 0
+    for a, b in REQUIRED if args.all else [(args.a, args.b)]:
+        result = match(a, b, args.deals, args.profile, args.seed, args.depth)
+        failed += args.all and not (result.significant and result.bb_per_100 > 0)
+        print(result.line(), flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

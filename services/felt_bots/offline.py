@@ -4,6 +4,7 @@ an API action turned back into an engine action: the decision functions play off
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from pydantic.alias_generators import to_camel
@@ -19,8 +20,14 @@ def config_of(table_id: str, rules_version: str, stakes: TableStakes, seats: int
                        min_buy_in=stakes.min_buy_in, max_buy_in=stakes.max_buy_in, seats=seats)
 
 
+@lru_cache(maxsize=64)
+def _camel(model: TableConfig) -> tuple[tuple[str, Any], ...]:
+    return tuple((to_camel(k), v) for k, v in model.model_dump(mode="json").items())
+
+
 def camel(model: TableConfig) -> dict[str, Any]:
-    return {to_camel(k): v for k, v in model.model_dump(mode="json").items()}
+    """The config as the gateway renders it (camelCase), a fresh dict per view."""
+    return dict(_camel(model))
 
 
 def view(st: HandState, seat: int, config: TableConfig) -> dict[str, Any]:

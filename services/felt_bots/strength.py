@@ -8,6 +8,9 @@ from collections import Counter
 from functools import cache
 from itertools import combinations
 
+import numpy as np
+
+from felt_engine.batch import rank_hands
 from felt_engine.evaluator import HandClass, hand_class, rank_hand
 
 FULL = tuple(range(52))
@@ -57,13 +60,9 @@ def hand_strength(hole: tuple[int, ...], board: tuple[int, ...]) -> float:
     """Share of all opponent holdings this hand beats now (ties count half), by enumeration."""
     mine = rank_hand(hole + board)
     rest = [c for c in FULL if c not in hole and c not in board]
-    wins = ties = total = 0
-    for pair in combinations(rest, 2):
-        theirs = rank_hand(pair + board)
-        total += 1
-        wins += theirs < mine
-        ties += theirs == mine
-    return (wins + ties / 2) / total
+    pairs = np.array(list(combinations(rest, 2)))
+    theirs = rank_hands(np.hstack([pairs, np.broadcast_to(np.array(board, dtype=pairs.dtype), (len(pairs), len(board)))]))
+    return float(((theirs < mine).sum() + (theirs == mine).sum() / 2) / len(pairs))
 
 
 def draws(hole: tuple[int, ...], board: tuple[int, ...]) -> int:
