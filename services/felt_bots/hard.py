@@ -53,7 +53,7 @@ def width(s: Situation, o: Opponent) -> float:
         return 1.0
     before = max(s.pot - s.bet - sum(x.bet for x in s.opponents), 1)
     ratio = o.bet / before
-    w = 0.55 if ratio < 0.4 else 0.4 if ratio < 0.8 else 0.3
+    w = 0.4 if ratio < 0.4 else 0.32 if ratio < 0.8 else 0.25
     return w * 0.6 if s.bet > 0 else w  # it raised us
 
 
@@ -66,7 +66,7 @@ def best_keep(hand: tuple[int, ...], ranges: list[float], gen: np.random.Generat
 
 def act(s: Situation, equity: float, opponents: int, rng: random.Random) -> Action:
     fair = 1.0 / (opponents + 1)
-    value = fair + (0.08 if s.preflop else 0.1)  # a share worth building the pot with
+    value = fair + (0.08 if s.preflop else 0.18)  # a share worth building the pot with (callers are stronger than all holdings)
     if s.spr < 1.0 and equity > max(0.5, value):
         return s.raise_to(s.all_in_to)
     size = 0.5 if equity < 0.7 else 0.75 if equity < 0.85 else 1.0
