@@ -92,6 +92,7 @@ class SeatSummary(Message):
     status: Literal["playing", "waiting", "sitting_out", "leaving"]
     ready: bool = False
     connected: bool = True
+    sitting_out: bool = False  # not dealt in from the next hand on (also while the status is `playing`/`leaving`)
 
 
 class TableSummary(Message):
@@ -142,7 +143,8 @@ class Join(ParticipantCommand):
     owner_id: ParticipantId
     kind: ParticipantKind
     name: Annotated[str, Field(max_length=50)] = ""
-    buy_in: PositiveChips | None = None  # None: the table's maximum buy-in (ignored for ante-nl-1)
+    # None: the largest amount in the table's range the balance covers (ignored for ante-nl-1)
+    buy_in: PositiveChips | None = None
     auto_rebuy: bool = False  # only where the table allows it
 
 
@@ -182,6 +184,9 @@ class SetPreAction(ParticipantCommand):
 
 
 class SetAutoRebuy(ParticipantCommand):
+    """Switch your auto-rebuy on or off while seated (on: only where `TableConfig.auto_rebuy`,
+    else `forbidden` with details.reason `auto_rebuy_not_allowed`)."""
+
     type: Literal["auto_rebuy"] = "auto_rebuy"
     enabled: bool
 
@@ -216,9 +221,13 @@ class Reconnect(ParticipantCommand):
 
 
 class Show(ParticipantCommand):
-    """After the hand: show your cards voluntarily."""
+    """After the hand: show your cards voluntarily (seed 001 "authorized voluntary reveal"), to
+    everyone. `hand_id`, when given, must be the last hand (a later deal ended that chance:
+    `hand_closed`). Refused with `illegal_action` (details.reason `hand_running` or
+    `nothing_to_show`) unless `TableView.can_show`."""
 
     type: Literal["show"] = "show"
+    hand_id: Annotated[str, Field(max_length=200)] | None = None
 
 
 class GetView(Message):
@@ -278,7 +287,8 @@ class Bounds(Message):
 
 class LegalActions(Message):
     """seed 004 `legalActions`: None / False = unavailable. `call`/`all_in` are chips to add now;
-    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed."""
+    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed;
+    `bet_add` (ante-nl-1 only, add-now convention): the `bet N` amounts that bet or raise."""
 
     fold: bool = False
     check: bool = False
@@ -287,6 +297,7 @@ class LegalActions(Message):
     raise_to: Bounds | None = None
     all_in: int | None = None
     draw: Bounds | None = None
+    bet_add: Bounds | None = None
 
 
 class HandSeat(Message):
@@ -326,19 +337,24 @@ class HandView(Message):
     hole_cards: list[str] | None = None
     legal_actions: LegalActions | None = None
     preaction: str | None = None
+    preactions_available: list[str] | None = None  # the pre-actions you may set now (seated players)
     showdown: bool | None = None
     time_bank_seconds: float | None = None  # the acting player's time bank (None: the table has none)
     in_time_bank: bool = False  # the turn clock expired and the actor's bank runs (`deadline` extended)
 
 
 class TableView(Message):
-    """seed 004 `table`: `your_seat_id` = yourSeatId (None: not seated / spectator)."""
+    """seed 004 `table`: `your_seat_id` = yourSeatId (None: not seated / spectator). For a
+    seated viewer also: `auto_rebuy` (yours; `config.auto_rebuy` says whether the table allows
+    it) and `can_show` (you may show your cards of the finished `hand` now)."""
 
     table_id: str
     rules_version: str
     config: TableConfig
     seq: int  # the last event number this view includes
     your_seat_id: int | None = None
+    auto_rebuy: bool | None = None  # yours (None: not seated)
+    can_show: bool = False
     seats: tuple[SeatSummary, ...] = ()
     hand: HandView | None = None
     next_hand_at: datetime | None = None  # auto-start tables: end of the intermission
@@ -433,13 +449,14 @@ class HandHistory(Message):
 
 class TableResult(Message):
     """The reply to every `TableRequest`. `seq` is the table's last event number after the
-    command. Commands fill what they produce: `seat` (join), `status` (join: seated|waiting;
-    start: started; leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
+    command. Commands fill what they produce: `seat` and `buy_in` (join), `status` (join:
+    seated|waiting; start: started; leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
 
     table_id: str
     seq: int
     status: str = "ok"
     seat: int | None = None
+    buy_in: int | None = None  # join: the chips brought to the table (None where the balance plays)
     view: TableView | None = None
     events: tuple[TableEvent, ...] = ()
     hands: tuple[HandSummary, ...] = ()

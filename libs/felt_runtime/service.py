@@ -15,11 +15,12 @@ import sys
 from urllib.parse import urlsplit
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.nats import NatsBroker
 from pydantic import ValidationError
+from pydantic_settings import BaseSettings
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -33,6 +34,8 @@ from felt_runtime.settings import Settings
 
 VERSION = "0.1.0"
 log = logging.getLogger("felt.service")
+
+S = TypeVar("S", bound=BaseSettings)
 
 Check = Callable[[], Awaitable[None]]
 Hook = Callable[[], Awaitable[None]]
@@ -168,13 +171,15 @@ def build_app(name: str, build: Callable[[ServiceContext], None], settings: Sett
     return app, ctx
 
 
-def load_settings(name: str) -> Settings:
-    """Settings from the environment, or a one-line error naming the bad setting."""
+def load_settings(name: str, model: type[S] = Settings) -> S:  # type: ignore[assignment]
+    """Settings of `model` from the environment, or a one-line error naming the bad setting
+    (with the model's own prefix, e.g. FELT_TABLE_TURN_SECONDS)."""
     try:
-        return Settings()
+        return model()
     except ValidationError as exc:
         err = exc.errors()[0]
-        setting = "FELT_" + str(err["loc"][0]).upper() if err["loc"] else "FELT_*"
+        prefix = str(model.model_config.get("env_prefix", "")).upper()
+        setting = prefix + str(err["loc"][0]).upper() if err["loc"] else prefix + "*"
         raise ConfigError(name, setting, err["msg"]) from None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -15,6 +15,9 @@ VAR_DIR = Path("var")
 #: Default ports, chosen off the standard ones so a laptop's own NATS/Redis does not clash.
 DEFAULT_NATS_PORT = 14222
 DEFAULT_REDIS_PORT = 16379
+
+#: The async driver installed for each database (see pyproject): plain URLs get it.
+ASYNC_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
 
 
 class Settings(BaseSettings):
@@ -49,13 +52,25 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str) -> str:
-        if value:
-            try:
-                url = make_url(value)
-            except ArgumentError as exc:
-                raise ValueError(f"not a database URL ({exc})") from None
-            if url.get_backend_name() not in {"sqlite", "postgresql"}:
-                raise ValueError("only sqlite and postgresql are supported")
+        """The form operators write (`postgresql://`, `postgres://`, `sqlite:///`) gets the
+        installed async driver; another driver is refused in one line saying what to write."""
+        if not value:
+            return value
+        if value.startswith("postgres://"):
+            value = "postgresql://" + value.removeprefix("postgres://")
+        try:
+            url = make_url(value)
+        except ArgumentError as exc:
+            raise ValueError(f"not a database URL ({exc})") from None
+        backend = url.get_backend_name()
+        if backend not in ASYNC_DRIVERS:
+            raise ValueError("only sqlite and postgresql are supported")
+        driver = ASYNC_DRIVERS[backend]
+        if url.drivername == backend:
+            return url.set(drivername=f"{backend}+{driver}").render_as_string(hide_password=False)
+        if url.get_driver_name() != driver:
+            raise ValueError(f"the {url.get_driver_name()} driver is not installed: write {backend}://… "
+                             f"or {backend}+{driver}://…")
         return value
 
     @field_validator("log_level")
@@ -65,6 +80,16 @@ class Settings(BaseSettings):
         if value not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
             raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
         return value
+
+    @model_validator(mode="after")
+    def _shift_default_urls(self) -> Settings:
+        """`FELT_PORT_OFFSET` moves the default NATS and Valkey ports too (not ones set explicitly),
+        so a service started on its own (`felt service NAME`) finds its room's servers."""
+        if "nats_url" not in self.model_fields_set:
+            self.nats_url = f"nats://127.0.0.1:{self.default_port(DEFAULT_NATS_PORT)}"
+        if "redis_url" not in self.model_fields_set:
+            self.redis_url = f"redis://127.0.0.1:{self.default_port(DEFAULT_REDIS_PORT)}/0"
+        return self
 
     def default_port(self, base: int) -> int:
         return base + self.port_offset

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
 from felt_chat import handlers
 from felt_chat.settings import ChatSettings
 from felt_chat.store import ChatStore
-from felt_runtime.service import ConfigError, ServiceContext
-
-
-def load_chat_settings() -> ChatSettings:
-    try:
-        return ChatSettings()
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        setting = "FELT_CHAT_" + str(err["loc"][0]).upper() if err["loc"] else "FELT_CHAT_*"
-        raise ConfigError("chat", setting, err["msg"]) from None
+from felt_runtime.service import ServiceContext, load_settings
 
 
 def build(ctx: ServiceContext) -> None:
-    config = load_chat_settings()
+    config = load_settings(ctx.name, ChatSettings)
     store = ChatStore(
         ctx.redis(),
         config.prefix,

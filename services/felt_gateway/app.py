@@ -23,7 +23,7 @@ from felt_gateway.presence import Presence
 from felt_gateway.settings import GatewaySettings
 from felt_runtime.bus import make_broker, responder
 from felt_runtime.db import migrate
-from felt_runtime.service import VERSION, ServiceContext
+from felt_runtime.service import VERSION, ServiceContext, load_settings
 from felt_runtime.settings import Settings
 
 log = logging.getLogger("felt.gateway")
@@ -35,7 +35,7 @@ or `Authorization: Bearer <api key>` / `X-API-Key` (an agent). Errors are
 
 
 def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI, ServiceContext]:
-    gw = gw or GatewaySettings()
+    gw = gw or load_settings("gateway", GatewaySettings)
     broker = make_broker(settings.nats_url, "gateway")
     ctx = ServiceContext(name="gateway", settings=settings, broker=broker)
     engine = ctx.database()

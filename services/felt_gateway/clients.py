@@ -9,7 +9,7 @@ from faststream.nats import NatsBroker
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import Act, TableRequest, TableResult
+from felt_contracts.table import TableRequest, TableResult
 from felt_gateway.errors import ApiError
 from felt_runtime.bus import call
 
@@ -36,9 +36,3 @@ class Bus:
         req = TableRequest(table_id=table_id, command=command, **extra)
         return await self.call(subjects.table_command(table_id), req, TableResult, timeout)
 
-
-def make_act(participant_id: str, action: str, amount: int | None, cards: list[str] | tuple[str, ...],
-             hand_id: str | None, turn_id: int | None) -> Act:
-    """The table's `Act` command from the client's action JSON (the one place that knows its shape)."""
-    return Act(participant_id=participant_id, action=action, amount=amount, cards=tuple(cards),  # type: ignore[arg-type]
-               hand_id=hand_id, turn_id=turn_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, model_validator
 from pydantic.alias_generators import to_camel
 
 from felt_gateway.schemas import ActionType, CardText, check_action_shape
@@ -49,6 +49,17 @@ class Unsubscribe(Frame):
     request_id: RequestId | None = None
 
 
+class CommandFrame(Frame):
+    """A frame that becomes one table command (`commands.COMMANDS[type]`): its fields besides
+    `type`, `tableId` and `requestId` are the command's. Answered by `result` or `error`."""
+
+    table_id: TableId
+    request_id: RequestId | None = None
+
+    def fields(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in type(self).model_fields if k not in ("type", "table_id", "request_id")}
+
+
 class ActionSpec(Frame):
     type: ActionType
     amount: Chips | None = None
@@ -71,31 +82,49 @@ class ActFrame(Frame):
     request_id: RequestId | None = None
 
 
-class PreActionFrame(Frame):
+class PreActionFrame(CommandFrame):
     type: Literal["preaction"]
-    table_id: TableId
     preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
-    request_id: RequestId | None = None
 
 
-class JoinFrame(Frame):
+class JoinFrame(CommandFrame):
+    """Take a seat; without `buyIn` the largest amount in the table's range your balance covers."""
+
     type: Literal["join"]
-    table_id: TableId
     buy_in: Chips | None = None
     auto_rebuy: bool = False
-    request_id: RequestId | None = None
 
 
-class StartFrame(Frame):
+class StartFrame(CommandFrame):
     type: Literal["start"]
-    table_id: TableId
-    request_id: RequestId | None = None
 
 
-class LeaveFrame(Frame):
+class LeaveFrame(CommandFrame):
     type: Literal["leave"]
-    table_id: TableId
-    request_id: RequestId | None = None
+
+
+class SitOutFrame(CommandFrame):
+    """Keep the seat, stop being dealt in from the next hand."""
+
+    type: Literal["sitOut"]
+
+
+class SitInFrame(CommandFrame):
+    type: Literal["sitIn"]
+
+
+class ShowFrame(CommandFrame):
+    """Show your cards of the finished hand to everyone (`table.canShow`); `handId` names it."""
+
+    type: Literal["show"]
+    hand_id: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+
+
+class AutoRebuyFrame(CommandFrame):
+    """Switch your auto-rebuy on or off (on: only where `table.config.autoRebuy`)."""
+
+    type: Literal["autoRebuy"]
+    enabled: StrictBool
 
 
 class ChatFrame(Frame):
@@ -113,11 +142,13 @@ class Ping(Frame):
 
 
 ClientFrame = Annotated[
-    Auth | Subscribe | Unsubscribe | ActFrame | PreActionFrame | JoinFrame | StartFrame | LeaveFrame | ChatFrame | Ping,
+    Auth | Subscribe | Unsubscribe | ActFrame | PreActionFrame | JoinFrame | StartFrame | LeaveFrame | SitOutFrame
+    | SitInFrame | ShowFrame | AutoRebuyFrame | ChatFrame | Ping,
     Field(discriminator="type"),
 ]
 CLIENT = TypeAdapter(ClientFrame)
-CLIENT_TYPES = ("auth", "subscribe", "unsubscribe", "act", "preaction", "join", "start", "leave", "chat", "ping")
+CLIENT_TYPES = ("auth", "subscribe", "unsubscribe", "act", "preaction", "join", "start", "leave", "sitOut", "sitIn",
+                "show", "autoRebuy", "chat", "ping")
 
 
 # --- server -> client ---------------------------------------------------------------------------
@@ -176,7 +207,9 @@ class Unsubscribed(Frame):
 
 
 class Result(Frame):
-    """A command's outcome (join, start, leave, act, preaction, chat)."""
+    """A command's outcome (`command` = the frame's type: join, start, leave, act, preaction,
+    sitOut, sitIn, show, autoRebuy, chat). `buyIn`: join only, the
+    chips brought (absent where the balance plays)."""
 
     type: Literal["result"] = "result"
     command: str
@@ -184,6 +217,7 @@ class Result(Frame):
     status: str
     seq: int | None = None
     seat: int | None = None
+    buy_in: int | None = None
     request_id: str | None = None
 
 

@@ -8,6 +8,7 @@ credentials (`auth.principal`), never from the body.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from typing import Annotated, Any
@@ -19,21 +20,18 @@ from felt_contracts import subjects
 from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatJoin, ChatLeave, ChatMembership, ChatPost, ChatPosted, ChatRole
 from felt_contracts.errors import ErrorCode
 from felt_contracts.limits import CapChange, FreezeState, LimitsFreeze, LimitsGet, LimitsSetCap, LimitsState, Scope
-from felt_contracts.table import (
-    GetEvents, GetHand, GetView, Join, Leave, ListHands, ListTables, ParticipantKind, SetPreAction,
-    Start, TableList,
-)
+from felt_contracts.table import GetEvents, GetHand, GetView, ListHands, ListTables, ParticipantKind, TableList
 from felt_contracts.wallet import Balance, BalanceQuery, Leaderboard, LeaderboardQuery, SessionHistory, SessionsQuery
-from felt_gateway import rules
+from felt_gateway import commands, rules
 from felt_gateway.auth import Who
-from felt_gateway.clients import Bus, check_table_id, make_act
+from felt_gateway.clients import Bus, check_table_id
 from felt_gateway.errors import RESPONSES, ApiError, from_bus
 from felt_gateway.hub import Hub
 from felt_gateway.idempotency import Idempotency, Outcome, fingerprint
 from felt_gateway.identity import Principal, names_of
 from felt_gateway.schemas import (
-    ActionBody, CapBody, ChatBody, ChatOut, CommandOut, EventsOut, FreezeBody, JoinBody, Loose, PreActionBody, RulesOut,
-    TableEnvelope, TablesOut, camel,
+    ActionBody, AutoRebuyBody, CapBody, ChatBody, ChatOut, CommandOut, EventsOut, FreezeBody, JoinBody, Loose,
+    PreActionBody, RulesOut, ShowBody, TableEnvelope, TablesOut, camel,
 )
 from felt_runtime.bus import BusError
 
@@ -47,10 +45,6 @@ def bus(request: Request) -> Bus:
     return request.app.state.bus
 
 
-def kind_of(who: Principal) -> ParticipantKind:
-    return ParticipantKind.HUMAN if who.kind == "HUMAN" else ParticipantKind.AGENT
-
-
 async def chat_member(request: Request, table_id: str, participant_id: str, role: ChatRole) -> None:
     """Tell chat that the participant sits at / watches the table (best effort: chat never
     blocks or undoes a poker action)."""
@@ -61,7 +55,7 @@ async def chat_member(request: Request, table_id: str, participant_id: str, role
 
 
 def command_out(result: Any) -> dict[str, Any]:
-    return {"status": result.status, "seq": result.seq, "seat": result.seat,
+    return {"status": result.status, "seq": result.seq, "seat": result.seat, "buyIn": result.buy_in,
             "table": camel(result.view) if result.view is not None else None, "replayed": False}
 
 
@@ -95,13 +89,13 @@ async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, 
 
 @router.post("/tables/{table_id}/join", response_model=CommandOut, summary="Take a seat")
 async def join(request: Request, table_id: str, body: JoinBody, who: Who) -> dict[str, Any]:
-    """Take a server-assigned seat with `buyIn` chips (the table's maximum when omitted;
-    ante-nl-1 takes none). Admission follows the credential's kind; one participant per owner
-    per table."""
+    """Take a server-assigned seat with `buyIn` chips. Without `buyIn`: the largest amount in the
+    table's range that your balance covers (below the minimum: `insufficient_funds` with
+    `details.minBuyIn` and `details.available`); the response's `buyIn` says what you brought.
+    ante-nl-1 takes none (your balance plays). Admission follows the credential's kind; one
+    participant per owner per table."""
     check_table_id(table_id)
-    result = await bus(request).table(table_id, Join(
-        participant_id=who.participant_id, owner_id=who.owner_id, kind=kind_of(who), name=who.name[:50],
-        buy_in=body.buy_in, auto_rebuy=body.auto_rebuy))
+    result = await bus(request).table(table_id, commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy))
     await chat_member(request, table_id, who.participant_id, ChatRole.SEATED)
     return command_out(result)
 
@@ -110,14 +104,14 @@ async def join(request: Request, table_id: str, body: JoinBody, who: Who) -> dic
 async def start(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     """Explicit-start tables: start a hand when at least two eligible players are ready
     (marks you ready)."""
-    return command_out(await bus(request).table(table_id, Start(participant_id=who.participant_id)))
+    return command_out(await bus(request).table(table_id, commands.command(who, "start")))
 
 
 @router.post("/tables/{table_id}/leave", response_model=CommandOut, summary="Leave the table")
 async def leave(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     """Leave. During a hand the profile's policy applies (nlhe-1: check/fold on your turns,
     stack returned when the hand settles)."""
-    result = await bus(request).table(table_id, Leave(participant_id=who.participant_id))
+    result = await bus(request).table(table_id, commands.command(who, "leave"))
     presence = request.app.state.presence
     if not presence.watching(table_id, who.participant_id):
         try:
@@ -133,23 +127,28 @@ async def act(request: Request, table_id: str, body: ActionBody, who: Who, idemp
     """seed 004 action JSON (`fold`, `check`, `call`, `bet`, `raiseTo`, `allIn`; `hit` for
     ante-nl-1; `draw` for draw5-1) with `handId`/`turnId` of the turn it is meant for. With an
     `Idempotency-Key`, a retry returns the first outcome; the same key with another body is 409."""
+    command = commands.act(who, body.type, body.amount, body.cards, body.hand_id, body.turn_id)
+    return await once(request, who, table_id, "act", command, body.model_dump(mode="json"), idempotency_key)
+
+
+async def once(request: Request, who: Principal, table_id: str, name: str, command: Any, payload: dict[str, Any],
+               idempotency_key: str | None) -> JSONResponse:
+    """Send a table command at most once per `Idempotency-Key`: a retry returns the first outcome
+    (`Idempotent-Replayed: true`), the same key with another request is 409. The key is also the
+    table command's message id."""
     check_table_id(table_id)
     idem: Idempotency = request.app.state.idempotency
-    payload = body.model_dump(mode="json")
 
     async def work() -> Outcome:
-        command = make_act(who.participant_id, body.type, body.amount, body.cards, body.hand_id, body.turn_id)
-        message_id = f"act:{who.participant_id}:{idempotency_key}"[:200] if idempotency_key else None
+        message_id = f"{name}:{who.participant_id}:{idempotency_key}"[:200] if idempotency_key else None
         try:
             result = await bus(request).table(table_id, command, message_id=message_id)
         except BusError as exc:
             resp = from_bus(exc)
-            import json
-
             return Outcome(resp.status_code, json.loads(resp.body))
         return Outcome(200, command_out(result))
 
-    outcome = await idem.run(who.participant_id, idempotency_key, fingerprint("POST", f"actions:{table_id}", payload), work)
+    outcome = await idem.run(who.participant_id, idempotency_key, fingerprint("POST", f"{name}:{table_id}", payload), work)
     body_out = outcome.body
     if outcome.replayed and outcome.status == 200:
         body_out = dict(body_out, replayed=True)
@@ -160,7 +159,40 @@ async def act(request: Request, table_id: str, body: ActionBody, who: Who, idemp
 @router.post("/tables/{table_id}/preaction", response_model=CommandOut, summary="Set or clear a pre-action")
 async def preaction(request: Request, table_id: str, body: PreActionBody, who: Who) -> dict[str, Any]:
     """Seed 002 checkboxes for the current hand: `check_fold`, `fold`, `call_any`, `raise_any`; null clears."""
-    return command_out(await bus(request).table(table_id, SetPreAction(participant_id=who.participant_id, preaction=body.preaction)))
+    return command_out(await bus(request).table(table_id, commands.command(who, "preaction", preaction=body.preaction)))
+
+
+@router.post("/tables/{table_id}/sit-out", response_model=CommandOut, summary="Sit out from the next hand")
+async def sit_out(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
+    """Keep your seat but stop being dealt in from the next hand on (a hand you are in plays
+    on). Your seat in the view says `sittingOut`; everyone gets a `sit_out` event."""
+    return await once(request, who, table_id, "sitOut", commands.command(who, "sitOut"), {}, idempotency_key)
+
+
+@router.post("/tables/{table_id}/sit-in", response_model=CommandOut, summary="Come back from sitting out")
+async def sit_in(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
+    """Be dealt in again from the next hand (event `sit_in`)."""
+    return await once(request, who, table_id, "sitIn", commands.command(who, "sitIn"), {}, idempotency_key)
+
+
+@router.post("/tables/{table_id}/show", response_model=CommandOut, summary="Show your cards after the hand",
+             responses={409: {"description": "`illegal_action` (reason `hand_running` / `nothing_to_show`) or `hand_closed`: a later hand was dealt"}})
+async def show(request: Request, table_id: str, who: Who, body: ShowBody | None = None, idempotency_key: IdemKey = None) -> JSONResponse:
+    """Seed 001 voluntary reveal: once the hand you played is over and until the next deal, show
+    your hole cards to everyone (a public `show` event; `table.canShow` says whether you may).
+    `handId` (optional) names the hand you mean."""
+    hand_id = body.hand_id if body else None
+    return await once(request, who, table_id, "show", commands.command(who, "show", hand_id=hand_id), {"handId": hand_id}, idempotency_key)
+
+
+@router.post("/tables/{table_id}/auto-rebuy", response_model=CommandOut, summary="Switch auto-rebuy on or off",
+             responses={403: {"description": "`forbidden` (reason `auto_rebuy_not_allowed`): this table has no auto-rebuy"}})
+async def auto_rebuy(request: Request, table_id: str, body: AutoRebuyBody, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
+    """Seed 002: while on, your stack is topped up to the table's maximum buy-in before each hand
+    (within your balance) until you leave. Switching on needs a table whose `config.autoRebuy`
+    is true; `table.autoRebuy` is your setting."""
+    return await once(request, who, table_id, "autoRebuy", commands.command(who, "autoRebuy", enabled=body.enabled),
+                      {"enabled": body.enabled}, idempotency_key)
 
 
 # --- views -------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 from pydantic.alias_generators import to_camel
 
 from felt_contracts.limits import LimitName, Scope
@@ -113,7 +113,7 @@ class RulesOut(Out):
 
 
 class JoinBody(Body):
-    buy_in: Chips | None = Field(default=None, description="chips to bring; None: the table's maximum (ignored for ante-nl-1)")
+    buy_in: Chips | None = Field(default=None, description="chips to bring; None: the largest amount in the table's range your balance covers (ignored for ante-nl-1)")
     auto_rebuy: bool = False
 
 
@@ -152,6 +152,14 @@ class PreActionBody(Body):
     preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
 
 
+class ShowBody(Body):
+    hand_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(default=None, description="the finished hand you mean (a later deal: `hand_closed`)")
+
+
+class AutoRebuyBody(Body):
+    enabled: StrictBool
+
+
 class ChatBody(Body):
     text: Annotated[str, Field(min_length=1, max_length=2000)]
 
@@ -182,6 +190,7 @@ class CommandOut(BaseModel):
     status: str
     seq: int
     seat: int | None = None
+    buyIn: int | None = Field(default=None, description="join: the chips you brought (null where the balance plays)")
     table: dict[str, Any] | None = None
     replayed: bool = False
 

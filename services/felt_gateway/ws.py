@@ -28,9 +28,9 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from felt_contracts import subjects
 from felt_contracts.chat import ChatJoin, ChatMembership, ChatMessageEvent, ChatPost, ChatPosted, ChatRole
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import GetEvents, GetView, Join, Leave, ParticipantKind, SetPreAction, Start
-from felt_gateway import frames as F
-from felt_gateway.clients import Bus, make_act
+from felt_contracts.table import GetEvents, GetView
+from felt_gateway import commands, frames as F
+from felt_gateway.clients import Bus
 from felt_gateway.errors import ApiError
 from felt_gateway.hub import Feed, Hub, Read, Waker, frame_text
 from felt_gateway.identity import Identity, Principal
@@ -243,24 +243,17 @@ class Connection:
             else:
                 command: Any
                 if isinstance(frame, F.ActFrame):
-                    command = make_act(who.participant_id, frame.action.type, frame.action.amount, frame.action.cards, frame.hand_id, frame.turn_id)
-                elif isinstance(frame, F.PreActionFrame):
-                    command = SetPreAction(participant_id=who.participant_id, preaction=frame.preaction)
-                elif isinstance(frame, F.JoinFrame):
-                    command = Join(participant_id=who.participant_id, owner_id=who.owner_id,
-                                   kind=ParticipantKind.HUMAN if who.kind == "HUMAN" else ParticipantKind.AGENT,
-                                   name=who.name[:50], buy_in=frame.buy_in, auto_rebuy=frame.auto_rebuy)
-                elif isinstance(frame, F.StartFrame):
-                    command = Start(participant_id=who.participant_id)
-                elif isinstance(frame, F.LeaveFrame):
-                    command = Leave(participant_id=who.participant_id)
+                    command = commands.act(who, frame.action.type, frame.action.amount, frame.action.cards, frame.hand_id, frame.turn_id)
+                elif isinstance(frame, F.CommandFrame):
+                    command = commands.command(who, frame.type, **frame.fields())  # type: ignore[attr-defined]
                 else:  # pragma: no cover - the union is closed
                     raise ApiError(ErrorCode.MALFORMED, "unsupported frame")
                 message_id = f"ws:{frame.type}:{who.participant_id}:{request_id}"[:200] if request_id else None
                 result = await self.bus.table(frame.table_id, command, message_id=message_id)  # type: ignore[arg-type]
                 if isinstance(frame, F.JoinFrame):
                     await self.chat_join(frame.table_id, ChatRole.SEATED)
-                await self.send(F.Result(command=frame.type, table_id=frame.table_id, status=result.status, seq=result.seq, seat=result.seat, request_id=request_id))
+                await self.send(F.Result(command=frame.type, table_id=frame.table_id, status=result.status, seq=result.seq, seat=result.seat,
+                                        buy_in=result.buy_in, request_id=request_id))
         except BusError as exc:
             await self.error(exc.code.value, exc.message, table_id=table_id, request_id=request_id, **exc.details)
         except ApiError as exc:

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
 from felt_limits.clock import Clock, FileClock, SystemClock
 from felt_limits.events import ensure_stream
 from felt_limits.handlers import register
 from felt_limits.policy import Limits
 from felt_limits.settings import LimitsSettings
 from felt_runtime.db import migrate
-from felt_runtime.service import ConfigError, ServiceContext
+from felt_runtime.service import ServiceContext, load_settings
 
 
 def build(ctx: ServiceContext, clock: Clock | None = None) -> None:
-    try:
-        settings = LimitsSettings()
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        setting = "FELT_LIMITS_" + str(err["loc"][0]).upper() if err["loc"] else "FELT_LIMITS_*"
-        raise ConfigError(ctx.name, setting, err["msg"]) from None
+    settings = load_settings(ctx.name, LimitsSettings)
     if clock is None:
         clock = FileClock(settings.clock_file) if settings.clock_file else SystemClock()
     engine = ctx.database()

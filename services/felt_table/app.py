@@ -10,7 +10,7 @@ from nats.js.errors import BadRequestError
 from felt_contracts import subjects
 from felt_contracts.table import TableConfig
 from felt_runtime.db import migrate
-from felt_runtime.service import ServiceContext
+from felt_runtime.service import ServiceContext, load_settings
 from felt_table.deps import Deps, Registry
 from felt_table.handlers import register
 from felt_table.lobby import load_tables
@@ -22,7 +22,7 @@ log = logging.getLogger("felt.table")
 
 
 def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
-    settings = table or TableSettings()
+    settings = table or load_settings(ctx.name, TableSettings)
     engine = ctx.database()
     store = Store(engine)
     rooms = Rooms(Deps(ctx.broker, store, settings, Registry({})))

@@ -14,15 +14,28 @@ TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 #: profiles whose rule texts fix the turn clock at 30 s (seeds 000, 004): no time bank there
 FIXED_TURN_CLOCK = frozenset({"nlhe-1", "ante-nl-1"})
 
+#: blind tables: 1/2 with a buy-in of 20..100 big blinds; draw: ante 4 with 10..50 antes (seed 002)
+_BLINDS = dict(small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=200)
+_DRAW = dict(rules_version="draw5-1", ante=4, min_buy_in=40, max_buy_in=200, seats=6)
+
+#: The lobby a fresh account (the wallet's starting grant, 200 chips) can play in: every profile
+#: and every draw structure at stakes that grant covers, plus a people-only and an agents-only
+#: table beside the mixed ones (tests/table/test_lobby.py checks this against the grant).
 DEFAULT_TABLES = [
-    TableConfig(table_id="nlhe-1-a", name="No-limit hold'em 10/20", rules_version="nlhe-1", small_blind=10,
-                big_blind=20, min_buy_in=400, max_buy_in=2000, seats=9, admission=Admission.MIXED,
-                start_mode=StartMode.EXPLICIT),
-    TableConfig(table_id="ante-nl-1-a", name="Ante no-limit (10)", rules_version="ante-nl-1", ante=10, seats=10,
-                admission=Admission.MIXED, start_mode=StartMode.AUTO),
-    TableConfig(table_id="draw5-1-a", name="Five-card draw NL, ante 10", rules_version="draw5-1", ante=10,
-                min_buy_in=10, max_buy_in=500, seats=6, admission=Admission.MIXED,
-                start_mode=StartMode.EXPLICIT, auto_rebuy=True),
+    TableConfig(table_id="nlhe-1-a", name="No-limit hold'em 1/2", rules_version="nlhe-1", seats=9, **_BLINDS),
+    TableConfig(table_id="nlhe-1-people", name="No-limit hold'em 1/2 · people only", rules_version="nlhe-1",
+                seats=6, admission=Admission.HUMANS_ONLY, start_mode=StartMode.AUTO, intermission_seconds=10,
+                **_BLINDS),
+    TableConfig(table_id="nlhe-1-agents", name="No-limit hold'em 1/2 · agents only", rules_version="nlhe-1",
+                seats=6, admission=Admission.AGENTS_ONLY, **_BLINDS),
+    TableConfig(table_id="plhe-1-a", name="Pot-limit hold'em 1/2", rules_version="plhe-1", seats=6, **_BLINDS),
+    TableConfig(table_id="flhe-1-a", name="Fixed-limit hold'em 1/2 (bets 2/4)", rules_version="flhe-1", seats=6, **_BLINDS),
+    TableConfig(table_id="ante-nl-1-a", name="Ante no-limit hold'em, ante 10", rules_version="ante-nl-1", ante=10,
+                seats=10, start_mode=StartMode.AUTO),
+    TableConfig(table_id="draw5-1-a", name="Five-card draw no-limit, ante 4", auto_rebuy=True, **_DRAW),
+    TableConfig(table_id="draw5-1-pl", name="Five-card draw pot-limit, ante 4", structure="pot-limit",
+                auto_rebuy=True, **_DRAW),
+    TableConfig(table_id="draw5-1-fl", name="Five-card draw fixed-limit, ante 4", structure="fixed-limit", **_DRAW),
 ]
 
 

@@ -96,12 +96,14 @@ async def preaction(t: Table, c: SetPreAction) -> TableResult:
 async def show(t: Table, c: Show) -> TableResult:
     s = t.require_seat(c.participant_id)
     st = t.state
-    if st is None or st.index_of(s.seat) is None or t.hand_participants.get(s.seat) != s.pid:
-        raise BusError(ErrorCode.NOT_SEATED, "not in the last hand")
-    try:
-        nxt = engine_show(st, s.seat)
-    except IllegalAction as exc:
-        raise engine_error(exc) from None
+    if c.hand_id is not None and (st is None or st.hand_id != c.hand_id):
+        raise BusError(ErrorCode.HAND_CLOSED, "that hand's cards can no longer be shown", hand_id=c.hand_id)
+    if t.hand_running and t.played(s):
+        raise BusError(ErrorCode.ILLEGAL_ACTION, "cards can be shown once the hand is over", reason="hand_running")
+    if st is None or not t.showable(s):
+        raise BusError(ErrorCode.ILLEGAL_ACTION, "nothing to show: not dealt in the last hand, or its cards are shown",
+                       reason="nothing_to_show")
+    nxt = engine_show(st, s.seat)  # the guards above are the engine's own (phase over, not yet shown)
     t.state = nxt.state
     for op in nxt.ops:
         t.emit("show", hand_id=st.hand_id, seat=s.seat, participant_id=s.pid,

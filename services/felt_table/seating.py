@@ -29,6 +29,14 @@ async def reset(t: Table, attempts: int = 60) -> None:
     await t.events.flush()
 
 
+def default_buy_in(lo: int, hi: int, available: int) -> int:
+    """A join without `buy_in`: the largest amount in the table's range the balance covers."""
+    if available < lo:
+        raise BusError(ErrorCode.INSUFFICIENT_FUNDS, f"the minimum buy-in here is {lo}; {available} available",
+                       minBuyIn=lo, available=available)
+    return min(hi, available)
+
+
 async def join(t: Table, c: Join) -> TableResult:
     adm = t.config.admission
     if (adm is Admission.AGENTS_ONLY and c.kind is not ParticipantKind.AGENT) or (
@@ -49,13 +57,13 @@ async def join(t: Table, c: Join) -> TableResult:
     free = [n for n in range(1, t.config.seats + 1) if n not in t.seats]
     if not free:
         raise BusError(ErrorCode.TABLE_FULL, "no free seat")
-    session_id = None
+    session_id = amount = None
     if t.balance_plays:
         stack = bal.available
     else:
-        amount = c.buy_in if c.buy_in is not None else t.config.max_buy_in
         lo, hi = t.config.min_buy_in or 1, t.config.max_buy_in or 0
-        if amount is None or not lo <= amount <= hi:
+        amount = c.buy_in if c.buy_in is not None else default_buy_in(lo, hi, bal.available)
+        if not lo <= amount <= hi:
             raise BusError(ErrorCode.INVALID_AMOUNT, f"buy-in must be {lo}..{hi}", min_buy_in=lo, max_buy_in=hi)
         await t.sessions.allow_buy_in(c.owner_id, c.participant_id, amount)
         res = await t.wallet.buy_in(c.participant_id, amount, lo, hi, "join")
@@ -68,7 +76,7 @@ async def join(t: Table, c: Join) -> TableResult:
     status = "waiting" if t.hand_running else "seated"
     t.emit(status, seat=n, participant_id=c.participant_id, amount=stack)
     await hands.schedule_next_hand(t)
-    return t.result(status, seat=n)
+    return t.result(status, seat=n, buy_in=amount)
 
 
 async def ready(t: Table, c: Ready) -> TableResult:

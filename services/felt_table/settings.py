@@ -10,7 +10,7 @@ class TableSettings(BaseSettings):
     turn_seconds: float = Field(default=30.0, gt=0, le=3600)
     grace_seconds: float = Field(default=10.0, gt=0, le=3600)  # disconnect grace
     intermission_seconds: float = Field(default=30.0, gt=0, le=3600)  # auto-start tables
-    default_tables: bool = True  # create the default lobby (nlhe-1, ante-nl-1, draw5-1)
+    default_tables: bool = True  # create the default lobby (lobby.DEFAULT_TABLES: every profile, fits the grant)
     tables_file: str = ""  # JSON list of TableConfig objects (added to / replacing defaults by id)
     limits: bool = True  # ask the limits service before new risk (unavailable = deny)
     timer_owner: str = "table"  # our owner name at the timer service

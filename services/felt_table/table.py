@@ -134,6 +134,14 @@ class Table:
         st = self.state
         return st is not None and st.index_of(s.seat) is not None and self.hand_participants.get(s.seat) == s.pid
 
+    def showable(self, s: Seat) -> bool:
+        """May this seat show its cards now? Once the hand it played is over, until the next deal,
+        unless they are already shown (seed 001 voluntary reveal)."""
+        st = self.state
+        if st is None or st.phase != "over" or not self.played(s):
+            return False
+        return st.shown[st.index_of(s.seat)] is None  # type: ignore[index]
+
     def bank_of(self, pid: str | None) -> float | None:
         """A player's time bank as shown to clients (None: this table has no time bank)."""
         if self.time_bank is None or pid is None:

@@ -22,7 +22,7 @@ def legal_model(d: dict[str, Any]) -> LegalActions:
         return Bounds(min=x["min"], max=x["max"]) if x else None
 
     return LegalActions(fold=d["fold"], check=d["check"], call=d["call"], bet=b(d["bet"]), raise_to=b(d["raiseTo"]),
-                        all_in=d["allIn"], draw=b(d.get("draw")))
+                        all_in=d["allIn"], draw=b(d.get("draw")), bet_add=b(d.get("betAdd")))
 
 
 def summary(t: Table) -> TableSummary:
@@ -37,7 +37,7 @@ def view(t: Table, viewer: str | None) -> TableView:
         status = "leaving" if s.leaving else "sitting_out" if s.sitting_out else (
             "playing" if t.in_hand(s.seat) and t.hand_participants.get(s.seat) == s.pid else "waiting")
         seats.append(SeatSummary(seat=s.seat, participant_id=s.pid, kind=s.kind, name=s.name, stack=s.stack,
-                                 status=status, ready=s.ready, connected=s.connected))
+                                 status=status, ready=s.ready, connected=s.connected, sitting_out=s.sitting_out))
     hand = None
     st = t.state
     if st is not None:
@@ -56,10 +56,12 @@ def view(t: Table, viewer: str | None) -> TableView:
             hole_cards=tuple(v["holeCards"]) if v.get("holeCards") is not None else None,
             legal_actions=legal_model(v["legalActions"]) if v.get("legalActions") else None,
             preaction=v.get("preaction"), showdown=v["showdown"],
+            preactions_available=tuple(v["preactionsAvailable"]) if "preactionsAvailable" in v else None,
             time_bank_seconds=t.bank_of(t.hand_participants.get(st.actor_seat)) if st.phase != "over" else None,
             in_time_bank=t.bank_run is not None and st.phase != "over")
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
-                     your_seat_id=me.seat if me else None, seats=tuple(seats), hand=hand,
+                     your_seat_id=me.seat if me else None, auto_rebuy=me.auto_rebuy if me else None,
+                     can_show=me is not None and t.showable(me), seats=tuple(seats), hand=hand,
                      next_hand_at=t.next_hand_at)
 
 

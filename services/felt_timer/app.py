@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
-from felt_runtime.service import ConfigError, ServiceContext
+from felt_runtime.service import ServiceContext, load_settings
 from felt_timer import handlers
 from felt_timer.config import TimerSettings
 from felt_timer.firing import Firer
 from felt_timer.store import TimerStore
 
 
-def load_timer_settings() -> TimerSettings:
-    try:
-        return TimerSettings()
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        setting = "FELT_TIMER_" + str(err["loc"][0]).upper() if err["loc"] else "FELT_TIMER_*"
-        raise ConfigError("timer", setting, err["msg"]) from None
-
-
 def build(ctx: ServiceContext) -> None:
-    config = load_timer_settings()
+    config = load_settings(ctx.name, TimerSettings)
     firer: Firer | None = None
 
     # registered before ctx.redis() so the loop stops before the Redis client is closed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from felt_runtime.db import migrate
-from felt_runtime.service import ServiceContext
+from felt_runtime.service import ServiceContext, load_settings
 from felt_wallet.handlers import register
 from felt_wallet.outbox import ensure_stream, relay
 from felt_wallet.settings import WalletSettings
@@ -13,7 +13,7 @@ from felt_wallet.writer import Writer
 
 
 def build(ctx: ServiceContext, wallet: WalletSettings | None = None) -> Writer:
-    settings = wallet or WalletSettings()
+    settings = wallet or load_settings(ctx.name, WalletSettings)
     engine = ctx.database()
     writer = Writer(engine, grant=settings.grant, group_commit=settings.group_commit, batch_max=settings.batch_max)
     register(ctx.broker, engine, writer)  # served once every startup hook has run

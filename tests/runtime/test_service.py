@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -16,6 +17,7 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.health import HealthRequest, HealthStatus
 from felt_runtime.bus import BusError, call
 from felt_runtime.infra import free_port
+from felt_runtime.settings import DEFAULT_NATS_PORT, DEFAULT_REDIS_PORT, Settings
 from tests.support.demo import Echo, Echoed
 from tests.support.services import REPO
 
@@ -59,11 +61,12 @@ async def test_nobody_listening_is_unavailable(broker) -> None:
     assert err.value.code is ErrorCode.UNAVAILABLE
 
 
-def _start_with(env_overrides: dict[str, str], nats_url: str, redis_url: str, tmp_path) -> subprocess.CompletedProcess:
+def _start_with(env_overrides: dict[str, str], nats_url: str, redis_url: str, tmp_path,
+                module: str = DEMO) -> subprocess.CompletedProcess:
     env = dict(os.environ, FELT_NATS_URL=nats_url, FELT_REDIS_URL=redis_url, FELT_VAR_DIR=str(tmp_path))
     env.setdefault("FELT_HTTP_PORT", str(free_port()))
     env.update(env_overrides)
-    return subprocess.run([sys.executable, "-m", DEMO], env=env, cwd=REPO, capture_output=True, text=True, timeout=30)
+    return subprocess.run([sys.executable, "-m", module], env=env, cwd=REPO, capture_output=True, text=True, timeout=30)
 
 
 @pytest.mark.parametrize(
@@ -85,6 +88,52 @@ def test_bad_configuration_is_one_line_naming_the_setting(override, setting, nat
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("felt-demo: " + setting)
     assert time.monotonic() - started < 20
+
+
+@pytest.mark.parametrize(
+    ("service", "setting"),
+    [
+        ("table", "FELT_TABLE_TURN_SECONDS"),
+        ("wallet", "FELT_WALLET_GRANT"),
+        ("gateway", "FELT_GATEWAY_TOKEN_TTL_SECONDS"),
+        ("limits", "FELT_LIMITS_DEFAULT_DAILY_BUY_IN"),
+        ("chat", "FELT_CHAT_MAX_MESSAGES"),
+        ("timer", "FELT_TIMER_POLL_SECONDS"),
+    ],
+)
+def test_every_service_names_its_own_bad_setting_in_one_line(service, setting, nats_url, redis_url, tmp_path) -> None:
+    done = _start_with({setting: "abc"}, nats_url, redis_url, tmp_path, module=f"felt_{service}")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()], done.stderr
+    assert done.stderr.startswith(f"felt-{service}: {setting}: ")
+
+
+def test_a_plain_postgresql_url_works(services, broker, postgres) -> None:
+    """The form operators write (`postgresql://…`) runs on the installed async driver."""
+    if postgres is None:
+        pytest.skip("FELT_TEST_POSTGRES_URL is not set (CI sets it to the local PostgreSQL)")
+    plain = asyncio.run(postgres.create()).replace("postgresql+asyncpg://", "postgresql://", 1)
+    svc = services.start("demo", module=DEMO, database_url=plain)
+    assert httpx.get(f"{svc.url}/readyz").json()["checks"]["database"] == "ok"
+
+
+def test_another_database_driver_is_one_line_saying_what_to_write(nats_url, redis_url, tmp_path) -> None:
+    done = _start_with({"FELT_DATABASE_URL": "postgresql+psycopg2://u@127.0.0.1/x"}, nats_url, redis_url, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()]
+    assert "FELT_DATABASE_URL" in done.stderr and "postgresql://" in done.stderr
+
+
+def test_port_offset_moves_the_default_nats_and_valkey_urls(monkeypatch) -> None:
+    """`felt service NAME` in a room started with FELT_PORT_OFFSET finds that room's servers."""
+    for name in ("FELT_NATS_URL", "FELT_REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("FELT_PORT_OFFSET", "3000")
+    shifted = Settings()
+    assert shifted.nats_url == f"nats://127.0.0.1:{DEFAULT_NATS_PORT + 3000}"
+    assert shifted.redis_url == f"redis://127.0.0.1:{DEFAULT_REDIS_PORT + 3000}/0"
+    monkeypatch.setenv("FELT_NATS_URL", "nats://127.0.0.1:4999")
+    assert Settings().nats_url == "nats://127.0.0.1:4999"  # an explicit URL is kept
 
 
 def test_port_in_use_is_one_line(nats_url, redis_url, tmp_path) -> None:
