@@ -35,7 +35,7 @@ def view(st: HandState, seat: int, config: TableConfig) -> dict[str, Any]:
     v = seat_view(st, seat)
     legal = v.get("legalActions")
     if legal is not None:
-        legal = {**legal, "draw": legal.get("draw")}
+        legal = {**legal, "draw": legal.get("draw"), "betAdd": legal.get("betAdd")}
     seats = [{"seat": x["seat"], "participantId": f"p{x['seat']}", "stack": x["stack"], "bet": x["bet"],
               "committed": x["committed"], "folded": x["folded"], "allIn": x["allIn"], "cardCount": x["cardCount"],
               "cards": x["cards"], "shown": x["shown"], "leaving": x["leaving"], "payout": x["payout"]} for x in v["seats"]]
@@ -45,12 +45,13 @@ def view(st: HandState, seat: int, config: TableConfig) -> dict[str, Any]:
         "bigBlindSeat": v["bigBlind"], "board": v["board"], "pot": v["pot"], "toMatch": v["toMatch"],
         "actorSeatId": v["actorSeatId"], "turnId": v["turnId"], "deadline": None, "seats": seats,
         "holeCards": v.get("holeCards"), "legalActions": legal, "preaction": v.get("preaction"),
+        "preactionsAvailable": None,
         "showdown": v["showdown"], "timeBankSeconds": None, "inTimeBank": False,
     }
     table_seats = [{"seat": x["seat"], "participantId": x["participantId"], "kind": "agent", "name": "",
-                    "stack": x["stack"], "status": "playing", "ready": True, "connected": True} for x in seats]
+                    "stack": x["stack"], "status": "playing", "ready": True, "connected": True, "sittingOut": False} for x in seats]
     return {"table": {"tableId": config.table_id, "rulesVersion": config.rules_version, "config": camel(config), "seq": 0,
-                      "yourSeatId": seat, "seats": table_seats, "hand": hand, "nextHandAt": None}}
+                      "yourSeatId": seat, "autoRebuy": False, "canShow": False, "seats": table_seats, "hand": hand, "nextHandAt": None}}
 
 
 def engine_action(st: HandState, seat: int, action: dict[str, Any]) -> Action:

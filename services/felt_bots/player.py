@@ -117,7 +117,7 @@ class Bot:
         mine = next((s for s in table.get("seats", []) if s["seat"] == self.seat), None)
         if mine is None:
             return False
-        if mine["status"] == "sitting_out":
+        if mine["status"] == "sitting_out" or mine.get("sittingOut"):
             return True
         hand = table.get("hand") or {}
         in_hand = hand.get("phase") not in (None, "over") and any(s["seat"] == self.seat for s in hand.get("seats", []))

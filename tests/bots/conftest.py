@@ -64,7 +64,7 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
         try:
             procs = {name: runner.start(name, database_url=db, ready=False, **env.get(name, {})) for name in SERVICES}
             for proc in procs.values():
-                proc.wait_ready()
+                proc.wait_ready(timeout=90)  # a loaded machine imports slowly
             procs["gateway"] = runner.start("gateway", database_url=db, **ENV["gateway"])
             yield Room(runner, procs, nats_url, db)
         finally:
