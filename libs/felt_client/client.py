@@ -156,6 +156,13 @@ class FeltClient:
     async def start(self, table_id: str) -> CommandResult:
         return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/start"))
 
+    async def sit_out(self, table_id: str) -> CommandResult:
+        """Not dealt in from the next hand on; the seat is kept."""
+        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/sit-out"))
+
+    async def sit_in(self, table_id: str) -> CommandResult:
+        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/sit-in"))
+
     async def leave(self, table_id: str) -> CommandResult:
         self.seats.pop(table_id, None)
         return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/leave"))

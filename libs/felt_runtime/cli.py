@@ -142,12 +142,11 @@ def bots(table: str | None, level: str, count: int) -> int:
     from felt_contracts.bots import AddBots, BotsQuery, BotsStatus
     from felt_runtime.bus import BusError, call, make_broker
 
-    settings = Settings()
-    url = os.environ.get("FELT_NATS_URL") or f"nats://127.0.0.1:{settings.default_port(DEFAULT_NATS_PORT)}"
+    url = Settings().nats_url
 
     async def ask() -> BotsStatus:
         broker = make_broker(url, "cli")
-        await broker.connect()
+        await asyncio.wait_for(broker.connect(), 5)
         try:
             if table is None:
                 return await call(broker, subjects.BOTS_STATUS, BotsQuery(), BotsStatus)

@@ -18,7 +18,7 @@ from felt_contracts import subjects
 from felt_contracts.bots import AddBots, BotsQuery, BotsStatus
 from felt_runtime import catalog
 from felt_runtime.bus import BusError, responder
-from felt_runtime.service import ServiceContext
+from felt_runtime.service import ServiceContext, load_settings
 from felt_contracts.errors import ErrorCode
 
 log = logging.getLogger("felt.bots")
@@ -30,12 +30,20 @@ class Roster:
     def __init__(self, ctx: ServiceContext, settings: BotsSettings) -> None:
         self.settings = settings
         self.gateway_url = settings.gateway_url or f"http://127.0.0.1:{ctx.settings.default_port(catalog.default_port('gateway'))}"
-        self.password = secret(ctx.settings.var_dir)
+        self.var_dir = ctx.settings.var_dir
         self.bots: list[Bot] = []
         self.tasks: list[asyncio.Task] = []
         self.lock = asyncio.Lock()
 
+    @property
+    def password(self) -> str:
+        """The bots' owner password (made on first use, not when the service is assembled)."""
+        return secret(self.var_dir)
+
     async def add(self, table_id: str, level: str, count: int) -> list[Bot]:
+        async with FeltClient(self.gateway_url) as lobby:
+            if not any(t["tableId"] == table_id for t in await lobby.tables(kind="agent")):
+                raise BusError(ErrorCode.NOT_FOUND, f"no table {table_id!r} admits agents", table_id=table_id)
         async with self.lock:
             added = []
             for _ in range(count):
@@ -92,7 +100,7 @@ class Roster:
 
 
 def build(ctx: ServiceContext) -> None:
-    settings = BotsSettings()
+    settings = load_settings(ctx.name, BotsSettings)
     roster = Roster(ctx, settings)
     background: list[asyncio.Task] = []
 

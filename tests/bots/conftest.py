@@ -24,7 +24,7 @@ from tests.support.services import ServiceProcess, ServiceRunner
 SERVICES = ("wallet", "limits", "timer", "chat", "table")
 #: lobby tables (from a tables file, so they come back after a restart of the table service)
 LOBBY = [TableConfig(table_id=t, rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
-         for t in ("e2e-play", "e2e-crash")]
+         for t in ("e2e-play", "e2e-crash", "e2e-cli")]
 ENV = {
     "table": {"FELT_TABLE_DEFAULT_TABLES": "false", "FELT_TABLE_TURN_SECONDS": "5", "FELT_TABLE_INTERMISSION_SECONDS": "1"},
     "chat": {"FELT_CHAT_MAX_MESSAGES": "2", "FELT_CHAT_WINDOW_SECONDS": "2"},

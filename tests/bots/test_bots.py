@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
 import random
 import time
 from collections.abc import Iterator
@@ -31,7 +35,8 @@ HANDS = 50
 @pytest.fixture(scope="module")
 def bots_service(room: Room) -> Iterator[ServiceProcess]:
     proc = room.runner.start("bots", FELT_BOTS="0", FELT_BOTS_GATEWAY_URL=room.url, FELT_BOTS_THINK_SECONDS="0",
-                             FELT_BOTS_PAUSE_SECONDS="0.1", FELT_BOTS_BROKE_RECHECK_SECONDS="1")
+                             FELT_BOTS_PAUSE_SECONDS="0.1", FELT_BOTS_BROKE_RECHECK_SECONDS="1", ready=False)
+    proc.wait_ready(timeout=90)  # a loaded machine imports slowly
     yield proc
     proc.stop()
 
@@ -73,6 +78,52 @@ async def test_bots_sit_down_again_after_a_kill_9_of_the_table_service(room, bus
     after = await wait_for(bus, "e2e-crash", lambda bs: all(b.seated and b.hands >= hands[b.participant_id] + 3 for b in bs), timeout=180)
     assert {b.participant_id for b in after} == {b.participant_id for b in before}
     assert all(b.refused == 0 for b in after)
+
+
+async def test_felt_bots_command_adds_bots_and_refuses_an_unknown_table(room, bus, bots_service) -> None:
+    env = {**os.environ, "FELT_NATS_URL": room.nats_url}
+    felt = str(Path(sys.executable).parent / "felt")
+    added = await asyncio.to_thread(subprocess.run, [felt, "bots", "--table", "e2e-cli", "--level", "hard", "--count", "2"],
+                                    env=env, capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.count("(hard)") == 2 and "e2e-cli" in added.stdout
+    assert [b.level for b in await status(bus, "e2e-cli")] == ["hard", "hard"]
+    unknown = await asyncio.to_thread(subprocess.run, [felt, "bots", "--table", "nope", "--count", "1"],
+                                      env=env, capture_output=True, text=True, timeout=60)
+    assert unknown.returncode == 1 and "not_found" in unknown.stderr
+    listed = await asyncio.to_thread(subprocess.run, [felt, "bots"], env=env, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and listed.stdout.count("e2e-cli") == 2
+
+
+async def test_a_bot_that_is_sat_out_leaves_and_comes_back(room, bus) -> None:
+    """It never holds a seat it does not play: sat out (here by its own key), it leaves, and
+    sits down again since it can afford to."""
+    table_id = await create_table(bus)
+    _, mine = await new_agent(room, "sitter")
+    _, rival = await new_agent(room, "rival")
+    me = (await mine.me())["participantId"]
+    bots = [Bot(mine, me, "sitter", "normal", table_id, LEVELS["normal"], random.Random(5), pause_seconds=0.2, broke_recheck_seconds=1),
+            Bot(rival, "rival", "rival", "easy", table_id, LEVELS["easy"], random.Random(6), pause_seconds=0.2)]
+    tasks = [asyncio.create_task(b.run()) for b in bots]
+    try:
+        deadline = time.monotonic() + 60
+        while bots[0].tally.hands < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        await mine.sit_out(table_id)
+        kinds: list[tuple[str, str | None]] = []
+        while time.monotonic() < deadline:
+            kinds = [(e["kind"], e.get("participantId")) for e in (await rival.events(table_id, 0)).events]
+            if ("left", me) in kinds and kinds[::-1].index(("seated", me)) < kinds[::-1].index(("left", me)):
+                break
+            await asyncio.sleep(0.3)
+        assert ("sit_out", me) in kinds and ("left", me) in kinds, kinds
+        assert kinds[::-1].index(("seated", me)) < kinds[::-1].index(("left", me)), "seated again after leaving"
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await mine.aclose()
+        await rival.aclose()
 
 
 async def test_a_decision_receives_only_the_api_response(room, bus) -> None:

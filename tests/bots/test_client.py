@@ -103,10 +103,11 @@ async def test_429_waits_retry_after_then_succeeds(room, bus) -> None:
 
 
 async def test_503_and_lost_connections_are_retried_until_the_room_answers(room, bus) -> None:
-    _, agent = await new_agent(room)
+    _, first = await new_agent(room)
+    agent = FeltClient(room.url, api_key=first.credential, retry=Retry(attempts=30, cap=3.0))  # a loaded box restarts slowly
     wallet = room.procs["wallet"]
     wallet.kill9()
-    restart = asyncio.create_task(asyncio.to_thread(lambda: (wallet.start(), wallet.wait_ready())))
+    restart = asyncio.create_task(asyncio.to_thread(lambda: (wallet.start(), wallet.wait_ready(timeout=90))))
     balance = await agent.balance()  # 503 while the wallet is down, then the answer
     await restart
     assert balance.available == 100000
