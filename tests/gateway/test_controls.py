@@ -245,7 +245,9 @@ async def test_ws_controls_answer_results_and_errors_and_their_events_reach_ever
         assert res["type"] == "result" and res["command"] == "show" and res["status"] == "ok", res
         shown = await sx.event("show")  # the spectator sees the revealed cards
         assert shown["cards"] == cards and shown["participantId"] == winner["participantId"]
-        again = await ws_winner.send({"type": "show", "tableId": table_id, "handId": hand_id, "requestId": "s1"})
+        resent = await ws_winner.send({"type": "show", "tableId": table_id, "handId": hand_id, "requestId": "s1"})
+        assert resent == res  # the same requestId: applied once, the first result again
+        again = await ws_winner.send({"type": "show", "tableId": table_id, "handId": hand_id, "requestId": "s2"})
         assert again["type"] == "error" and again["details"]["reason"] == "nothing_to_show", again  # shown once
 
         resub = await sx.send({"type": "subscribe", "tableId": table_id})  # a fresh snapshot carries it too
@@ -256,3 +258,21 @@ async def test_ws_controls_answer_results_and_errors_and_their_events_reach_ever
     finally:
         for s in (sa, sb, sx):
             await s.close()
+
+
+async def test_rest_join_and_leave_retried_with_one_idempotency_key_apply_once(stack, http, bus) -> None:  # noqa: F811
+    table_id = await create_table(bus)
+    a = await sign_up(http)
+    key = {**a["headers"], "Idempotency-Key": "seat-me-1"}
+    first = await http.post(f"{base(table_id)}/join", json={"buyIn": 60}, headers=key)
+    again = await http.post(f"{base(table_id)}/join", json={"buyIn": 60}, headers=key)
+    assert first.status_code == again.status_code == 200, (first.text, again.text)
+    assert again.json() == first.json()  # the first result: one seat, one buy-in
+    r = await http.post(f"{base(table_id)}/join", json={"buyIn": 60}, headers=a["headers"])
+    assert r.status_code == 409 and r.json()["code"] == "already_seated"  # a new join is a new command
+    view = await table_view(http, table_id, a)
+    assert [s["stack"] for s in view["seats"]] == [60]
+    bye = {**a["headers"], "Idempotency-Key": "bye-1"}
+    left = await http.post(f"{base(table_id)}/leave", headers=bye)
+    assert left.status_code == 200 and left.json()["status"] == "left", left.text
+    assert (await http.post(f"{base(table_id)}/leave", headers=bye)).json() == left.json()
