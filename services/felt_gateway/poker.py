@@ -30,8 +30,9 @@ from felt_gateway.hub import Hub
 from felt_gateway.idempotency import Idempotency, Outcome, fingerprint
 from felt_gateway.identity import Principal, names_of
 from felt_gateway.schemas import (
-    ActionBody, AutoRebuyBody, CapBody, ChatBody, ChatOut, CommandOut, EventsOut, FreezeBody, JoinBody, Loose,
-    PreActionBody, RulesOut, ShowBody, TableEnvelope, TablesOut, camel,
+    ActionBody, AutoRebuyBody, BalanceOut, CapBody, CapChangeOut, ChatBody, ChatOut, ChatPostedOut, CommandOut, EventsOut,
+    FreezeBody, FreezeOut, HandOut, HandsOut, JoinBody, LeaderboardOut, LimitsOut, PreActionBody, RulesOut, SessionsOut,
+    ShowBody, TableEnvelope, TablesOut, camel,
 )
 from felt_runtime.bus import BusError
 
@@ -204,7 +205,7 @@ async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     unavailable), your hole cards, the deadline and the hand's `rulesVersion`. Another
     participant's cards are never included unless revealed."""
     result = await bus(request).table(table_id, GetView(viewer=who.participant_id))
-    return {"table": camel(result.view) if result.view is not None else {}}
+    return {"table": camel(result.view)}
 
 
 @router.get("/tables/{table_id}/events", response_model=EventsOut, summary="Numbered events (long-poll)")
@@ -252,7 +253,7 @@ async def events(
         hub.unwatch(feed, wake)
 
 
-@router.get("/tables/{table_id}/hands", response_model=Loose, summary="Finished hands of a table")
+@router.get("/tables/{table_id}/hands", response_model=HandsOut, summary="Finished hands of a table")
 async def hands(request: Request, table_id: str, who: Who, mine: bool = False,
                 limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
     """Finished hands, newest first (`mine=true`: only those you played)."""
@@ -294,7 +295,7 @@ async def hand_phh(request: Request, hand_id: str, who: Who, table_id: TableQuer
     return PlainTextResponse(hand.phh or "", media_type="text/plain; charset=utf-8")
 
 
-@router.get("/hands/{hand_id}", response_model=Loose, summary="A hand history (JSON)")
+@router.get("/hands/{hand_id}", response_model=HandOut, summary="A hand history (JSON)")
 async def hand_json(request: Request, hand_id: str, who: Who, table_id: TableQuery = None) -> dict[str, Any]:
     """A finished hand as you may see it: your cards, and others' only when shown."""
     if hand_id.endswith(".phh"):
@@ -315,7 +316,7 @@ async def chat_history(request: Request, table_id: str, who: Who,
     return {"tableId": table_id, "messages": camel(page.messages), "hasMore": page.has_more}
 
 
-@router.post("/tables/{table_id}/chat", response_model=Loose, summary="Say something at the table")
+@router.post("/tables/{table_id}/chat", response_model=ChatPostedOut, summary="Say something at the table")
 async def chat_post(request: Request, table_id: str, body: ChatBody, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """Public speech while seated or watching: at most 500 characters, throttled (429 with
     Retry-After)."""
@@ -329,13 +330,13 @@ async def chat_post(request: Request, table_id: str, body: ChatBody, who: Who, i
 # --- money -------------------------------------------------------------------------------------
 
 
-@router.get("/balance", response_model=Loose, summary="Your balance")
+@router.get("/balance", response_model=BalanceOut, summary="Your balance")
 async def balance(request: Request, who: Who) -> dict[str, Any]:
     """Available, reserved at tables and in play (escrow of open hands), separately."""
     return camel(await bus(request).call(subjects.WALLET_BALANCE, BalanceQuery(account_id=who.participant_id), Balance))
 
 
-@router.get("/leaderboard", response_model=Loose, summary="The leaderboard")
+@router.get("/leaderboard", response_model=LeaderboardOut, summary="The leaderboard")
 async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:  # noqa: ARG001
     """Participants by total chips (available + reserved; escrow excluded)."""
     board: Leaderboard = await bus(request).call(subjects.WALLET_LEADERBOARD, LeaderboardQuery(limit=limit), Leaderboard)
@@ -347,7 +348,7 @@ async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge
     return {"entries": entries}
 
 
-@router.get("/sessions", response_model=Loose, summary="Your table sessions")
+@router.get("/sessions", response_model=SessionsOut, summary="Your table sessions")
 async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
     """History: buy-in, cash-out, net and gross wagers per table session."""
     return camel(await bus(request).call(subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory))
@@ -360,13 +361,13 @@ async def _limits(request: Request, who: Principal) -> LimitsState:
     return await bus(request).call(subjects.LIMITS_GET, LimitsGet(owner_id=who.owner_id, participant_id=who.participant_id), LimitsState)
 
 
-@router.get("/limits", response_model=Loose, summary="Caps and counters")
+@router.get("/limits", response_model=LimitsOut, summary="Caps and counters")
 async def get_limits(request: Request, who: Who) -> dict[str, Any]:
     """Owner and participant caps, what is used (UTC day), headroom, pending raises, freezes."""
     return camel(await _limits(request, who))
 
 
-@router.post("/limits/caps", response_model=Loose, summary="Lower or raise a cap")
+@router.post("/limits/caps", response_model=CapChangeOut, summary="Lower or raise a cap")
 async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
     """Lowering applies at once; raising waits for the cool-off. An agent's key may lower
     caps; raising needs the owner's login token."""
@@ -382,7 +383,7 @@ async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
     return camel(change)
 
 
-@router.post("/limits/freeze", response_model=Loose, summary="Freeze (or unfreeze) new risk")
+@router.post("/limits/freeze", response_model=FreezeOut, summary="Freeze (or unfreeze) new risk")
 async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]:
     """Freezing stops new risk at once; accepted obligations still settle. Unfreezing needs the
     owner's login token."""
