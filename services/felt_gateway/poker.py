@@ -17,13 +17,14 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from felt_contracts import subjects
-from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatJoin, ChatLeave, ChatMembership, ChatPost, ChatPosted, ChatRole
+from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatPost, ChatPosted, ChatRole
 from felt_contracts.errors import ErrorCode
 from felt_contracts.limits import CapChange, FreezeState, LimitsFreeze, LimitsGet, LimitsSetCap, LimitsState, Scope
 from felt_contracts.table import GetEvents, GetHand, GetView, ListHands, ListTables, ParticipantKind, TableList
 from felt_contracts.wallet import Balance, BalanceQuery, Leaderboard, LeaderboardQuery, SessionHistory, SessionsQuery
 from felt_gateway import commands, rules
 from felt_gateway.auth import Who
+from felt_gateway.chat_members import ChatMembers
 from felt_gateway.clients import Bus, check_table_id
 from felt_gateway.errors import RESPONSES, ApiError, from_bus
 from felt_gateway.hub import Hub
@@ -46,13 +47,8 @@ def bus(request: Request) -> Bus:
     return request.app.state.bus
 
 
-async def chat_member(request: Request, table_id: str, participant_id: str, role: ChatRole) -> None:
-    """Tell chat that the participant sits at / watches the table (best effort: chat never
-    blocks or undoes a poker action)."""
-    try:
-        await bus(request).call(subjects.CHAT_JOIN, ChatJoin(table_id=table_id, participant_id=participant_id, role=role), ChatMembership, timeout=2)
-    except BusError:
-        pass
+def chat_members(request: Request) -> ChatMembers:
+    return request.app.state.chat_members
 
 
 def command_out(result: Any) -> dict[str, Any]:
@@ -97,7 +93,7 @@ async def join(request: Request, table_id: str, body: JoinBody, who: Who) -> dic
     participant per owner per table."""
     check_table_id(table_id)
     result = await bus(request).table(table_id, commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy))
-    await chat_member(request, table_id, who.participant_id, ChatRole.SEATED)
+    await chat_members(request).join(table_id, who.participant_id, ChatRole.SEATED)
     return command_out(result)
 
 
@@ -113,12 +109,8 @@ async def leave(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     """Leave. During a hand the profile's policy applies (nlhe-1: check/fold on your turns,
     stack returned when the hand settles)."""
     result = await bus(request).table(table_id, commands.command(who, "leave"))
-    presence = request.app.state.presence
-    if not presence.watching(table_id, who.participant_id):
-        try:
-            await bus(request).call(subjects.CHAT_LEAVE, ChatLeave(table_id=table_id, participant_id=who.participant_id), ChatMembership, timeout=2)
-        except BusError:
-            pass
+    if not request.app.state.presence.watching(table_id, who.participant_id):
+        await chat_members(request).leave(table_id, who.participant_id)
     return command_out(result)
 
 
@@ -205,6 +197,7 @@ async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     unavailable), your hole cards, the deadline and the hand's `rulesVersion`. Another
     participant's cards are never included unless revealed."""
     result = await bus(request).table(table_id, GetView(viewer=who.participant_id))
+    await chat_members(request).watched(table_id, who.participant_id)
     return {"table": camel(result.view)}
 
 
@@ -225,6 +218,7 @@ async def events(
     wait = min(wait, request.app.state.gw.longpoll_max_seconds)
     deadline = time.monotonic() + wait
     feed = await hub.watch(table_id, wake)  # subscribed before anything is fetched
+    await chat_members(request).watched(table_id, me)
     try:
         cursor = after
         while True:
