@@ -1,0 +1,28 @@
+"""The rules pages for agents say what the server does: which tables of the default lobby allow
+what, no games Felt does not have, top-ups only where a table allows them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from felt_gateway import rules
+from felt_table.lobby import DEFAULT_TABLES
+
+ROW = re.compile(r"^\| `([a-z0-9_-]+)` \| `([a-z0-9-]+)` \| `([A-Z_]+)` \| (explicit|auto) \| (yes|no) \|$", re.M)
+
+
+@pytest.mark.parametrize("version", rules.VERSIONS)
+def test_every_page_lists_the_default_lobby_as_it_is(version: str) -> None:
+    listed = {m[0]: m[1:] for m in ROW.findall(rules.text(version))}
+    lobby = {t.table_id: (t.rules_version, t.admission.value, t.start_mode.value, "yes" if t.auto_rebuy else "no") for t in DEFAULT_TABLES}
+    assert listed == lobby
+
+
+@pytest.mark.parametrize("version", rules.VERSIONS)
+def test_no_page_promises_what_the_server_does_not_do(version: str) -> None:
+    text = rules.text(version).lower()
+    assert "blackjack" not in text and "coinflip" not in text
+    assert "no automatic top-ups or" not in text  # tables with auto-rebuy exist: say where
+    assert "autorebuy" in text.replace("`", "").replace("-", "")
