@@ -287,7 +287,8 @@ class Bounds(Message):
 
 class LegalActions(Message):
     """seed 004 `legalActions`: None / False = unavailable. `call`/`all_in` are chips to add now;
-    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed."""
+    `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed;
+    `bet_add` (ante-nl-1 only, add-now convention): the `bet N` amounts that bet or raise."""
 
     fold: bool = False
     check: bool = False
@@ -296,6 +297,7 @@ class LegalActions(Message):
     raise_to: Bounds | None = None
     all_in: int | None = None
     draw: Bounds | None = None
+    bet_add: Bounds | None = None
 
 
 class HandSeat(Message):
@@ -335,6 +337,7 @@ class HandView(Message):
     hole_cards: list[str] | None = None
     legal_actions: LegalActions | None = None
     preaction: str | None = None
+    preactions_available: list[str] | None = None  # the pre-actions you may set now (seated players)
     showdown: bool | None = None
     time_bank_seconds: float | None = None  # the acting player's time bank (None: the table has none)
     in_time_bank: bool = False  # the turn clock expired and the actor's bank runs (`deadline` extended)

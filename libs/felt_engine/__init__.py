@@ -15,7 +15,7 @@ from felt_engine.hand import (
 )
 from felt_engine.operations import COMMIT_KINDS, PRIVATE_KINDS, Operation, chips_committed
 from felt_engine.pots import Settlement, settle
-from felt_engine.preactions import AutoAction, auto_action, set_preaction, step_auto
+from felt_engine.preactions import AutoAction, auto_action, available_preactions, set_preaction, step_auto
 from felt_engine.profiles import (
     PROFILES, RulesProfile, StreetSpec, Structure, TableStakes, bet_unit, eligible_stack,
     get_profile, resolve_structure, validate_stakes,
@@ -34,7 +34,7 @@ __all__ = [
     "ACTION_KINDS", "PREACTIONS", "Action", "Bounds", "LegalActions", "from_add_now",
     "Operation", "COMMIT_KINDS", "PRIVATE_KINDS", "chips_committed",
     # pre-actions
-    "AutoAction", "auto_action", "set_preaction", "step_auto",
+    "AutoAction", "auto_action", "available_preactions", "set_preaction", "step_auto",
     # views
     "public_view", "seat_view", "visible_cards", "visible_operations",
     # errors

@@ -69,6 +69,12 @@ class LegalActions:
     ``call`` and ``all_in`` are chips to add now (capped by the stack); ``bet`` and
     ``raise_to`` bounds are total street commitments; ``all_in_to`` is the street
     total after an all-in. ``draw`` is the maximum number of discards (draw phase).
+
+    ``bet_add`` (profiles with ``amount_convention="add_now"``, i.e. ``ante-nl-1``,
+    where ``add_now`` is True): the same bet/raise range as chips to add now, the
+    ``N`` of a ``bet N`` that bets or raises (``raise_to``/``bet`` minus the chips the
+    player already has in on this street). ``to_dict`` writes it as ``betAdd`` only
+    for those profiles.
     """
 
     seat: int
@@ -81,6 +87,8 @@ class LegalActions:
     all_in_to: int | None = None
     draw: int | None = None
     to_call: int = 0
+    bet_add: Bounds | None = None
+    add_now: bool = False
 
     @property
     def any(self) -> bool:
@@ -97,4 +105,6 @@ class LegalActions:
         }
         if self.draw is not None:
             d["draw"] = {"min": 0, "max": self.draw}
+        if self.add_now:
+            d["betAdd"] = self.bet_add.to_dict() if self.bet_add else None
         return d

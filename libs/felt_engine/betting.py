@@ -17,8 +17,9 @@ Rules implemented here (each has a named test in ``tests/engine/test_betting.py`
 * A player whose opponents are all all-in (or folded) may call but not raise.
 * No-limit: raise up to the stack. Pot-limit: the maximum raise-to is the pot after
   the call: ``to_match + pot (all chips committed, current bets included) + to_call``.
-  Fixed-limit: bets/raises are exactly one unit x the street's ``limit_units``;
-  at most ``raise_cap`` full bets+raises per round (the BB counts as the bet).
+  Fixed-limit: bets/raises are one unit x the street's ``limit_units`` (in draw's
+  second round 1 or 2 units: ``StreetSpec.limit_range``); at most ``raise_cap`` full
+  bets+raises per round (the BB counts as the bet).
 * Nobody may commit more than their stack; chips are integers.
 """
 
@@ -54,13 +55,16 @@ def needs_to_act(st, i: int, tm: int, nfunded: int) -> bool:
     return not st.acted[i] or st.bets[i] < tm
 
 
+def _unit(st) -> int:
+    return st.stakes.big_blind if st.profile.blinds else st.stakes.ante
+
+
 def street_increment(st) -> int:
-    """The first full increment of a street: bet unit (x limit units in fixed limit)."""
-    p = st.profile
-    unit = st.stakes.big_blind if p.blinds else st.stakes.ante
+    """The first full increment of a street: bet unit (x the smallest limit units in
+    fixed limit)."""
     if st.structure is Structure.FIXED_LIMIT:
-        return unit * p.streets[st.street].limit_units
-    return unit
+        return _unit(st) * st.profile.streets[st.street].limit_range[0]
+    return _unit(st)
 
 
 def can_raise(st, i: int, tm: int) -> bool:
@@ -81,8 +85,8 @@ def raise_bounds(st, i: int, tm: int) -> tuple[int, int]:
     """(min, max) street totals of a *full* bet/raise for ``i`` ignoring the stack
     (callers clamp to ``bets[i] + stacks[i]``)."""
     if st.structure is Structure.FIXED_LIMIT:
-        size = street_increment(st)
-        return tm + size, tm + size
+        lo, hi = st.profile.streets[st.street].limit_range
+        return tm + _unit(st) * lo, tm + _unit(st) * hi
     lo = tm + st.last_full_raise
     if st.structure is Structure.POT_LIMIT:
         hi = tm + sum(st.contrib) + (tm - st.bets[i])
@@ -119,10 +123,14 @@ def legal_actions_at(st, i: int) -> LegalActions:
             else:
                 raise_b = Bounds(lo, hi)
     all_in = stack if stack > 0 and all_in_to <= _max_total(st, i, tm) else None
+    add_now = st.profile.amount_convention == "add_now"
+    full = bet_b or raise_b
     return LegalActions(
         seat, fold=True, check=to_call == 0, call=call, bet=bet_b, raise_to=raise_b,
         all_in=all_in, all_in_to=all_in_to if all_in is not None else None,
         to_call=min(to_call, stack),
+        bet_add=Bounds(full.min - bet, full.max - bet) if add_now and full else None,
+        add_now=add_now,
     )
 
 
@@ -172,6 +180,8 @@ def resolve(st, i: int, action: Action) -> tuple[str, int]:
             return "commit", amount  # all-in (possibly short)
         if not lo <= amount <= hi:
             raise IllegalAction("amount_out_of_bounds", f"{kind} must be within {lo}..{hi}")
+        if st.structure is Structure.FIXED_LIMIT and (amount - tm) % _unit(st):
+            raise IllegalAction("amount_out_of_bounds", f"a fixed-limit {kind} is whole bet units ({_unit(st)})")
         return "commit", amount
     raise IllegalAction("unknown_action", f"unknown action {kind!r}")
 

@@ -37,7 +37,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from felt_engine import betting
+from felt_engine import betting, forced
 from felt_engine.actions import Action, LegalActions
 from felt_engine.cards import Deck
 from felt_engine.errors import ConfigError, IllegalAction
@@ -115,10 +115,7 @@ def start_hand(
     if not isinstance(deck, Deck):
         deck = Deck.from_order(deck)
     b = seats.index(button)
-    if profile.blinds:
-        sb, bb = (b, (b + 1) % n) if n == 2 else ((b + 1) % n, (b + 2) % n)
-    else:
-        sb = bb = None
+    sb, bb, straddler = forced.positions(profile, stakes, n, b)
     stack_t = tuple(stacks[s] for s in seats)
     st = HandState(
         profile=profile, stakes=stakes, structure=structure, hand_id=hand_id,
@@ -134,15 +131,13 @@ def start_hand(
     w = Work(st)
     w.emit(Operation("hand_start", seat=button, detail=profile.rules_version))
     order = [(b + 1 + k) % n for k in range(n)]  # left of the button first
-    if stakes.ante:
-        for i in order:
-            _post(w, i, stakes.ante, "post_ante", to_bets=False)
-    if profile.blinds:
-        _post(w, sb, stakes.small_blind, "post_blind", detail="sb")
-        _post(w, bb, stakes.big_blind, "post_blind", detail="bb")
-        w.nominal_bet = stakes.big_blind
-        w.raise_count = 1  # the big blind is the bet (fixed-limit cap)
+    for p in forced.posts(profile, stakes, n, b):
+        _post(w, p.i, p.amount, p.kind, to_bets=p.to_bets, detail=p.detail)
     w.last_full_raise = betting.street_increment(w)
+    if profile.blinds:
+        w.nominal_bet = stakes.straddle or stakes.big_blind
+        w.raise_count = 1  # the big blind is the bet (fixed-limit cap)
+        w.last_full_raise = max(w.last_full_raise, stakes.straddle)  # min raise-to 2x straddle
     spec = profile.streets[0]
     for _ in range(spec.hole_cards):  # one card at a time, left of the button first
         for i in order:
@@ -151,7 +146,8 @@ def start_hand(
     for i in order:
         w.emit(Operation("deal_hole", seat=seats[i], cards=w.holes[i]))
     w.emit(Operation("street", street=spec.name))
-    first = ((bb + 1) % n) if (profile.first_to_act == "blinds" and bb is not None) else (b + 1) % n
+    last_forced = straddler if straddler is not None else bb
+    first = (last_forced + 1) % n if (profile.first_to_act == "blinds" and bb is not None) else (b + 1) % n
     _advance(w, first)
     return _finish(w)
 
@@ -263,11 +259,16 @@ def _award(w: Work, showdown: bool) -> None:
                 strength[w.seats[i]] = strength_of(w, i)
     else:
         showdown = False
+    dead: dict[int, int] = {}
+    for op in (*w.operations, *w.ops):  # table antes (bb_ante, button_ante): main-pot money
+        if op.kind == "post_ante" and op.detail:
+            dead[op.seat] = dead.get(op.seat, 0) + op.amount
     result = settle(
         {w.seats[i]: w.contrib[i] for i in range(w.n)},
         [w.seats[i] for i in live],
         strength,
         [w.seats[(w.button + 1 + k) % w.n] for k in range(w.n)],
+        dead,
     )
     for a in result.awards:
         w.emit(Operation("award", seat=a.seat, amount=a.amount, pot=a.pot_index, detail=a.reason))

@@ -11,8 +11,9 @@ Kinds and fields (``seat`` is the table seat number):
 
 =============== ==================================================================
 ``hand_start``  ``detail`` = rulesVersion, ``seat`` = button seat
-``post_ante``   ``seat``, ``amount`` (chips moved stack -> pot), ``all_in``
-``post_blind``  ``seat``, ``amount``, ``to`` (street total), ``detail`` sb|bb
+``post_ante``   ``seat``, ``amount`` (chips moved stack -> pot), ``all_in``, ``detail``
+                "" (every player antes) | bb_ante | button_ante (the table's ante)
+``post_blind``  ``seat``, ``amount``, ``to`` (street total), ``detail`` sb|bb|straddle
 ``deal_hole``   ``seat``, ``cards`` (PRIVATE)
 ``burn``        ``cards`` (PRIVATE)
 ``deal_board``  ``street``, ``cards``
@@ -61,6 +62,12 @@ class Operation:
             "street": self.street, "allIn": self.all_in, "pot": self.pot,
             "detail": self.detail,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Operation:
+        """The inverse of :meth:`to_dict` (stored hand records)."""
+        return cls(d["kind"], d["seat"], d["amount"], d["to"], tuple(d["cards"]),
+                   tuple(d["discarded"]), d["street"], d["allIn"], d["pot"], d["detail"])
 
 
 def chips_committed(ops: Iterable[Operation]) -> dict[int, int]:

@@ -1,11 +1,22 @@
-"""Pot layering and settlement: a pure function over integer chips.
+"""Pots and settlement: a pure function over integer chips.
 
 Why layers: every distinct contribution level opens a new layer (seed 000), so an
 all-in hand can only win, from each opponent, what it put in itself; folded chips
-stay in the layers they reached, but only live hands win; each layer is awarded on
-its own. Two house rules keep chips from being destroyed: a layer only one seat
-reached is returned to it ("uncalled"), and a layer no live hand reached is
-refunded to the seats that built it ("refund").
+stay in the layers they reached, but only live hands win.
+
+Why pots are not layers: a pot is defined by the set of live hands eligible for it
+(TDA), so adjacent layers with the same eligible set are one pot, and a tie and its
+odd chips are decided once per pot. Dead money from folded blinds makes extra layers
+under the live hands' level; splitting those layers one by one would pay a three-way
+tie of 21 chips 8/7/6 instead of 7/7/7.
+
+Dead money (a big-blind or button ante, paid for the whole table) is no layer: it
+belongs to the main pot, open to every live hand, and joins the first pot when that
+pot has the same eligible set.
+
+Two house rules keep chips from being destroyed: a layer only one seat reached is
+returned to it ("uncalled"), and a layer no live hand reached is refunded to the
+seats that built it ("refund"); neither is merged into a pot.
 """
 
 from __future__ import annotations
@@ -25,11 +36,13 @@ class PotError(ValueError):
 
 @dataclass(frozen=True)
 class Pot:
-    """One contribution layer; `eligible` = live contributors (may be empty)."""
+    """One pot (or an uncalled/refunded layer); `eligible` = live contributors (may
+    be empty); `contributors` = every seat that put chips in it."""
 
     amount: int
     contributors: tuple[int, ...]
     eligible: tuple[int, ...]
+    dead: bool = False  # only dead money: won by the live hands whoever paid it
 
 
 @dataclass(frozen=True)
@@ -70,15 +83,42 @@ def _check_contributions(contributions: Mapping[int, int], live: Collection[int]
     return live_set
 
 
-def build_pots(contributions: Mapping[int, int], live: Collection[int]) -> tuple[Pot, ...]:
-    """Layers from the lowest contribution level up; seat tuples are sorted."""
+def _contested(pot: Pot) -> bool:
+    return (pot.dead or len(pot.contributors) > 1) and bool(pot.eligible)
+
+
+def _dead_money(contributions: Mapping[int, int], dead: Mapping[int, int] | None) -> dict[int, int]:
+    dead = dict(dead or {})
+    for seat, amount in dead.items():
+        if not _is_int(amount) or not 0 <= amount <= contributions.get(seat, -1):
+            raise PotError(f"dead money {amount!r} of seat {seat} is not part of its contribution")
+    return {s: a for s, a in dead.items() if a}
+
+
+def build_pots(contributions: Mapping[int, int], live: Collection[int],
+               dead: Mapping[int, int] | None = None) -> tuple[Pot, ...]:
+    """Pots from the lowest contribution level up; seat tuples are sorted.
+
+    ``dead``: the part of a seat's contribution that is dead money (main pot). One
+    layer per distinct level of the rest; a contested layer whose eligible set
+    equals the pot below joins that pot."""
     live_set = _check_contributions(contributions, live)
+    dead = _dead_money(contributions, dead)
     pots: list[Pot] = []
+    if dead:
+        pots.append(Pot(sum(dead.values()), tuple(sorted(dead)), tuple(sorted(live_set)), dead=True))
+    layered = {s: a - dead.get(s, 0) for s, a in contributions.items()}
     previous = 0
-    for level in sorted({a for a in contributions.values() if a > 0}):
-        contributors = tuple(sorted(s for s, a in contributions.items() if a >= level))
+    for level in sorted({a for a in layered.values() if a > 0}):
+        contributors = tuple(sorted(s for s, a in layered.items() if a >= level))
         eligible = tuple(s for s in contributors if s in live_set)
-        pots.append(Pot((level - previous) * len(contributors), contributors, eligible))
+        layer = Pot((level - previous) * len(contributors), contributors, eligible)
+        below = pots[-1] if pots else None
+        if below is not None and _contested(layer) and _contested(below) and below.eligible == eligible:
+            merged = tuple(sorted(set(below.contributors) | set(contributors)))
+            pots[-1] = Pot(below.amount + layer.amount, merged, eligible)
+        else:
+            pots.append(layer)
         previous = level
     return tuple(pots)
 
@@ -97,14 +137,17 @@ def settle(
     live: Collection[int],
     strength: Mapping[int, int] | None,
     clockwise_from_button: Sequence[int],
+    dead: Mapping[int, int] | None = None,
 ) -> Settlement:
-    """Award every layer. `strength` is None when the hand ended without showdown.
+    """Award every pot. `strength` is None when the hand ended without showdown;
+    `dead`: seat -> dead money within its contribution (see :func:`build_pots`).
 
     `clockwise_from_button` lists seats clockwise starting with the first seat left
     of the button; it must hold every contributing seat (it fixes odd-chip order).
     Strengths of folded seats are ignored.
     """
-    pots = build_pots(contributions, live)
+    pots = build_pots(contributions, live, dead)
+    dead = _dead_money(contributions, dead)
     live_set = frozenset(live)
     order = list(clockwise_from_button)
     if len(set(order)) != len(order):
@@ -130,8 +173,10 @@ def settle(
 
     awards: list[Award] = []
     for index, pot in enumerate(pots):
-        if len(pot.contributors) == 1:
+        if len(pot.contributors) == 1 and not pot.dead:
             awards.append(Award(index, pot.contributors[0], pot.amount, "uncalled"))
+        elif pot.dead and not pot.eligible:  # an abandoned hand: each payer gets its own back
+            awards.extend(Award(index, seat, dead[seat], "refund") for seat in pot.contributors)
         elif not pot.eligible:
             awards.extend(_split(index, pot.amount, list(pot.contributors), "refund"))
         elif len(pot.eligible) == 1:

@@ -4,7 +4,10 @@ A player may pick one pre-action before their turn; it stays set for the rest of
 hand (until changed or cleared) and is dropped when the player can no longer act
 (folded or all-in) and at hand end (a new hand starts with none):
 
-* ``check_fold`` - check when free, otherwise fold;
+* ``check_fold`` - check when free, otherwise fold; it can be *set* only while
+  nobody has bet or raised in the current betting round (seed 002: "доступен на
+  каждом круге торговли пока кем-либо из игроков не была поднята ставка"); once set
+  it stays and folds to a later bet;
 * ``fold``       - fold;
 * ``call_any``   - call whatever is bet (check when there is nothing to call);
 * ``raise_any``  - raise whenever possible: the minimum bet/raise; if only an
@@ -28,7 +31,10 @@ from felt_engine.errors import IllegalAction
 from felt_engine.hand import Step, _player, _safe_action, apply
 from felt_engine.state import HandState, Work
 
-__all__ = ["AutoAction", "set_preaction", "auto_action", "step_auto", "resolve_preaction"]
+__all__ = [
+    "AutoAction", "set_preaction", "available_preactions", "auto_action", "step_auto",
+    "resolve_preaction",
+]
 
 
 class AutoAction(NamedTuple):
@@ -37,18 +43,47 @@ class AutoAction(NamedTuple):
     reason: str  # "preaction" | "leave"
 
 
+def _bet_this_round(st: HandState) -> bool:
+    """Has anyone bet or raised (voluntarily) since the current round began?"""
+    for op in reversed(st.operations):
+        if op.kind == "street":
+            return False
+        if op.kind in ("bet", "raise"):
+            return True
+    return False
+
+
+def _refusal(st: HandState, i: int, preaction: str) -> IllegalAction | None:
+    """Why player ``i`` may not set ``preaction`` now (None: they may)."""
+    if preaction not in PREACTIONS or not st.profile.preactions:
+        return IllegalAction("invalid_preaction", f"unknown pre-action {preaction!r}")
+    if st.folded[i]:
+        return IllegalAction("already_folded", "already out of this hand")
+    if st.stacks[i] == 0:
+        return IllegalAction("invalid_preaction", "all-in: nothing left to decide")
+    if preaction == "check_fold" and _bet_this_round(st):
+        return IllegalAction("invalid_preaction",
+                             "check/fold is available only while nobody has bet or raised this round")
+    return None
+
+
+def available_preactions(st: HandState, seat: int) -> tuple[str, ...]:
+    """The pre-actions ``seat`` may set now (sorted; empty when none)."""
+    i = st.index_of(seat)
+    if i is None or st.phase == "over":
+        return ()
+    return tuple(sorted(p for p in PREACTIONS if _refusal(st, i, p) is None))
+
+
 def set_preaction(st: HandState, seat: int, preaction: str | None) -> HandState:
     """Set (or clear with None) ``seat``'s pre-action. Returns the new state."""
     if st.phase == "over":
         raise IllegalAction("hand_over", "the hand is over")
     i = _player(st, seat)
     if preaction is not None:
-        if preaction not in PREACTIONS or not st.profile.preactions:
-            raise IllegalAction("invalid_preaction", f"unknown pre-action {preaction!r}")
-        if st.folded[i]:
-            raise IllegalAction("already_folded", "already out of this hand")
-        if st.stacks[i] == 0:
-            raise IllegalAction("invalid_preaction", "all-in: nothing left to decide")
+        refusal = _refusal(st, i, preaction)
+        if refusal is not None:
+            raise refusal
     w = Work(st)
     w.preactions[i] = preaction
     return w.freeze()

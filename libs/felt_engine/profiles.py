@@ -8,8 +8,9 @@ the ``rules_version`` it started with (``HandState.rules_version``).
 Choices documented here (where the seeds leave room):
 
 * Fixed limit: small bet = 1 *bet unit* on the first half of the streets, big bet =
-  2 units on the rest (hold'em: unit = big blind, so BB preflop/flop, 2xBB turn/river;
-  draw: unit = ante, 1 ante before the draw, 2 antes after, seed 002). A betting round
+  2 units on the rest (hold'em: unit = big blind, so BB preflop/flop, 2xBB turn/river).
+  Draw (seed 002, "на 1 или 2 анте"): unit = ante, a bet or raise is 1 ante before
+  the draw and 1 or 2 antes after it (``limit_min_units=1``). A betting round
   is capped at 1 bet + 3 raises (the big blind counts as the bet preflop); the cap
   also applies heads-up (no uncapped heads-up exception). An all-in for less than a
   full bet/raise is a short raise: it does not count toward the cap nor reopen.
@@ -24,7 +25,7 @@ Choices documented here (where the seeds leave room):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Literal
 
@@ -33,7 +34,7 @@ from felt_engine.errors import ConfigError
 __all__ = [
     "Structure", "StreetSpec", "RulesProfile", "TableStakes", "PROFILES",
     "get_profile", "validate_stakes", "resolve_structure", "bet_unit", "eligible_stack",
-    "HOLDEM_STREETS", "DRAW5_STREETS",
+    "HOLDEM_STREETS", "DRAW5_STREETS", "ANTE_MODES",
 ]
 
 
@@ -48,7 +49,8 @@ class StreetSpec:
     """One street: what is dealt when it starts, then one betting round.
 
     ``draw``: before this street's betting, every live hand may discard and draw.
-    ``limit_units``: fixed-limit bet size in bet units on this street.
+    ``limit_units``: fixed-limit bet size in bet units on this street (the largest);
+    ``limit_min_units``: the smallest full bet/raise there (None: ``limit_units``).
     """
 
     name: str
@@ -57,6 +59,13 @@ class StreetSpec:
     burn: bool = False
     draw: bool = False
     limit_units: int = 1
+    limit_min_units: int | None = None
+
+    @property
+    def limit_range(self) -> tuple[int, int]:
+        """(smallest, largest) fixed-limit bet/raise in bet units."""
+        lo = self.limit_units if self.limit_min_units is None else self.limit_min_units
+        return lo, self.limit_units
 
 
 HOLDEM_STREETS = (
@@ -65,14 +74,14 @@ HOLDEM_STREETS = (
     StreetSpec("turn", board_cards=1, burn=True, limit_units=2),
     StreetSpec("river", board_cards=1, burn=True, limit_units=2),
 )
-HOLDEM_STREETS_NO_BURN = tuple(
-    StreetSpec(s.name, s.hole_cards, s.board_cards, False, s.draw, s.limit_units)
-    for s in HOLDEM_STREETS
-)
+HOLDEM_STREETS_NO_BURN = tuple(replace(s, burn=False) for s in HOLDEM_STREETS)
 DRAW5_STREETS = (
     StreetSpec("predraw", hole_cards=5, limit_units=1),
-    StreetSpec("postdraw", draw=True, limit_units=2),
+    StreetSpec("postdraw", draw=True, limit_units=2, limit_min_units=1),
 )
+
+
+ANTE_MODES = ("each", "big_blind", "button")
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,8 @@ class RulesProfile:
     start: Literal["explicit", "auto"]
     raise_cap: int | None  # fixed limit: bets+raises per round
     preactions: bool = True
+    ante_modes: tuple[str, ...] = ("each",)  # allowed TableStakes.ante_mode values
+    straddle: bool = False  # may a table have a straddle (felt_engine.forced)
     turn_seconds: int = 30
     intermission_seconds: int = 30
     notes: str = field(default="", compare=False)
@@ -114,7 +125,7 @@ def _holdem(version: str, structure: Structure, notes: str) -> RulesProfile:
         leave_policy="queue_check_fold", amount_convention="total", money="buy_in",
         buy_in_unit="big_blind", min_buy_in_units=1, max_buy_in_units=None,
         start="explicit", raise_cap=4 if structure is Structure.FIXED_LIMIT else None,
-        notes=notes,
+        ante_modes=ANTE_MODES, straddle=structure is not Structure.FIXED_LIMIT, notes=notes,
     )
 
 
@@ -156,7 +167,12 @@ def get_profile(rules_version: str) -> RulesProfile:
 
 @dataclass(frozen=True)
 class TableStakes:
-    """A table's money configuration. Buy-ins are None for ``money="balance"``."""
+    """A table's money configuration. Buy-ins are None for ``money="balance"``.
+
+    Forced bets (:mod:`felt_engine.forced`): ``ante_mode`` says who pays ``ante``
+    (``each`` player, the ``big_blind`` for the table, or the ``button``);
+    ``straddle`` is 0 (none) or exactly twice the big blind.
+    """
 
     small_blind: int = 0
     big_blind: int = 0
@@ -164,6 +180,8 @@ class TableStakes:
     min_buy_in: int | None = None
     max_buy_in: int | None = None
     structure: Structure | None = None  # None: the profile's default
+    ante_mode: str = "each"
+    straddle: int = 0
 
 
 def resolve_structure(profile: RulesProfile, stakes: TableStakes) -> Structure:
@@ -198,7 +216,7 @@ def validate_stakes(profile: RulesProfile, stakes: TableStakes) -> TableStakes:
     def bad(msg: str) -> ConfigError:
         return ConfigError("bad_stakes", f"{profile.rules_version}: {msg}")
 
-    for name in ("small_blind", "big_blind", "ante"):
+    for name in ("small_blind", "big_blind", "ante", "straddle"):
         v = getattr(stakes, name)
         if not _is_int(v) or v < 0:
             raise bad(f"{name} must be a non-negative integer")
@@ -208,6 +226,12 @@ def validate_stakes(profile: RulesProfile, stakes: TableStakes) -> TableStakes:
             raise bad("need 0 < small_blind <= big_blind")
     elif stakes.small_blind or stakes.big_blind:
         raise bad("this profile has no blinds")
+    if stakes.ante_mode not in profile.ante_modes:
+        raise bad(f"ante_mode {stakes.ante_mode!r} is not one of {', '.join(profile.ante_modes)}")
+    if stakes.straddle and not profile.straddle:
+        raise bad("this profile has no straddle")
+    if stakes.straddle and stakes.straddle != 2 * stakes.big_blind:
+        raise bad("a straddle is twice the big blind")
     if profile.ante == "required" and stakes.ante <= 0:
         raise bad("an ante is required")
     if profile.fixed_ante is not None and stakes.ante != profile.fixed_ante:

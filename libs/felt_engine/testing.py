@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 from felt_engine.actions import Action
 from felt_engine.betting import legal_actions_at
-from felt_engine.cards import FULL_DECK, Deck, parse_cards
+from felt_engine.cards import Deck, parse_cards
+from felt_engine.dealing import complete_deck, hole_dealing_order
 from felt_engine.hand import apply, start_hand
 from felt_engine.profiles import Structure, TableStakes, get_profile
 from felt_engine.state import HandState
@@ -19,11 +20,13 @@ __all__ = ["stacked_deck", "legal_action_list", "random_action", "default_stakes
 
 
 def default_stakes(rules_version: str, *, small_blind: int = 10, big_blind: int = 20,
-                   ante: int | None = None, structure: Structure | str | None = None) -> TableStakes:
+                   ante: int | None = None, structure: Structure | str | None = None,
+                   ante_mode: str = "each", straddle: int = 0) -> TableStakes:
     p = get_profile(rules_version)
     st = Structure(structure) if structure is not None else None
     if p.blinds:
-        return TableStakes(small_blind, big_blind, ante or 0, big_blind, 10_000 * big_blind, st)
+        return TableStakes(small_blind, big_blind, ante or 0, big_blind, 10_000 * big_blind, st,
+                           ante_mode, straddle)
     a = ante if ante is not None else (p.fixed_ante or 10)
     if p.money == "balance":
         return TableStakes(0, 0, a, None, None, st)
@@ -67,22 +70,13 @@ def stacked_deck(
     seats = sorted(seats if seats is not None else holes)
     b = seats.index(button)
     order = [seats[(b + 1 + k) % len(seats)] for k in range(len(seats))]
-    parsed = {s: parse_cards(holes[s]) for s in seats}
-    per = {len(c) for c in parsed.values()}
-    assert len(per) == 1, "every hand needs the same number of cards"
-    cards: list[int] = []
-    for r in range(per.pop()):
-        cards.extend(parsed[s][r] for s in order)
-    cards.extend(parse_cards(then))
-    used = set(cards)
-    assert len(used) == len(cards), "duplicate card"
-    cards.extend(c for c in FULL_DECK if c not in used)
-    return Deck.from_order(cards)
+    cards = hole_dealing_order([parse_cards(holes[s]) for s in order])
+    return complete_deck(cards + list(parse_cards(then)))
 
 
 def legal_action_list(st: HandState, rng: random.Random | None = None) -> list[Action]:
     """Concrete legal actions for the current actor (amounts sampled from the bounds:
-    min, max and, with ``rng``, one random value in between)."""
+    min, max and, with ``rng``, one random value in between unless fixed limit)."""
     i = st.actor
     if i is None:
         return []
@@ -101,7 +95,7 @@ def legal_action_list(st: HandState, rng: random.Random | None = None) -> list[A
     for kind, b in (("bet", la.bet), ("raiseTo", la.raise_to)):
         if b is not None:
             amounts = {b.min, b.max}
-            if rng is not None:
+            if rng is not None and st.structure is not Structure.FIXED_LIMIT:
                 amounts.add(rng.randint(b.min, b.max))
             out.extend(Action(kind, a) for a in sorted(amounts))
     if la.all_in is not None:

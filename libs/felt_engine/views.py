@@ -17,6 +17,7 @@ from __future__ import annotations
 from felt_engine import betting
 from felt_engine.cards import card_str
 from felt_engine.operations import Operation
+from felt_engine.preactions import available_preactions
 from felt_engine.state import HandState
 
 __all__ = ["public_view", "seat_view", "visible_operations", "visible_cards"]
@@ -40,8 +41,8 @@ def public_view(st: HandState) -> dict:
 
 
 def seat_view(st: HandState, seat: int) -> dict:
-    """What ``seat`` may see: the public view plus their own cards, pre-action and
-    (on their turn) ``legalActions``."""
+    """What ``seat`` may see: the public view plus their own cards, pre-action, the
+    pre-actions they may set now and (on their turn) ``legalActions``."""
     return _view(st, seat)
 
 
@@ -87,6 +88,7 @@ def _view(st: HandState, viewer: int | None) -> dict:
         if i is not None:
             view["holeCards"] = _cards(st.holes[i])
             view["preaction"] = st.preactions[i]
+            view["preactionsAvailable"] = list(available_preactions(st, viewer))
             view["legalActions"] = (
                 betting.legal_actions_at(st, i).to_dict() if st.actor == i else None
             )

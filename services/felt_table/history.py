@@ -7,7 +7,9 @@ from typing import Any
 from felt_contracts.table import HandHistory, HandOperation, HandSummary
 from felt_engine import phh
 from felt_engine.cards import card_str
-from felt_engine.profiles import bet_unit
+from felt_engine.operations import Operation
+from felt_engine.phh_export import hand_of
+from felt_engine.profiles import Structure, TableStakes, bet_unit, get_profile
 from felt_engine.state import HandState
 
 
@@ -18,6 +20,7 @@ def record_of(st: HandState, table_id: str, status: str, participants: dict[int,
         "hand_id": st.hand_id, "table_id": table_id, "rules_version": st.rules_version, "status": status,
         "game": st.profile.game, "structure": st.structure.value, "blinds": st.profile.blinds,
         "small_blind": st.stakes.small_blind, "big_blind": st.stakes.big_blind, "ante": st.stakes.ante,
+        "ante_mode": st.stakes.ante_mode, "straddle": st.stakes.straddle,
         "bet_unit": bet_unit(st.profile, st.stakes),
         "seats": list(st.seats), "button": st.button_seat,
         "participants": {str(s): p for s, p in participants.items()},
@@ -41,55 +44,14 @@ def _visible(op: dict[str, Any], viewer_seat: int | None) -> dict[str, Any]:
 
 
 def to_phh(rec: dict[str, Any], viewer_seat: int | None) -> str:
-    seats = rec["seats"]
-    n = len(seats)
-    b = seats.index(rec["button"])
-    order = [seats[(b + 1 + k) % n] for k in range(n)]
-    idx = {s: i for i, s in enumerate(order)}
-    variant, extra = phh.variant_for(rec["game"], rec["structure"])
-    blinds = [0] * n
-    if rec["blinds"]:
-        blinds[0], blinds[1 % n] = rec["small_blind"], rec["big_blind"]
-    stacks = dict(zip(seats, rec["starting_stacks"]))
-    finals = dict(zip(seats, rec["final_stacks"]))
-    actions: list[str] = []
-    draws: list[tuple[int, list[str], list[str]]] = []
-
-    def flush() -> None:
-        if draws:
-            actions.extend(phh.draw_round(draws))
-            draws.clear()
-
-    for op in rec["operations"]:
-        kind, seat = op["kind"], op["seat"]
-        cards = [card_str(c) for c in op["cards"]]
-        if kind != "draw":
-            flush()
-        if kind == "deal_hole":
-            actions.append(phh.deal_hole(idx[seat], cards))
-        elif kind == "deal_board":
-            actions.append(phh.deal_board(cards))
-        elif kind == "fold":
-            actions.append(phh.fold(idx[seat]))
-        elif kind in ("check", "call"):
-            actions.append(phh.check_call(idx[seat]))
-        elif kind in ("bet", "raise"):
-            actions.append(phh.bet_raise_to(idx[seat], op["to"]))
-        elif kind == "draw":
-            draws.append((idx[seat], [card_str(c) for c in op["discarded"]], cards))
-        elif kind == "show":
-            actions.append(phh.show(idx[seat], cards))
-    flush()
-    fixed = rec["structure"] == "fixed-limit"
-    unit = rec["bet_unit"]
-    hand = phh.PhhHand(
-        variant=variant, antes=[rec["ante"]] * n, blinds=blinds, min_bet=None if fixed else unit,
-        starting_stacks=[stacks[s] for s in order], players=[rec["participants"].get(str(s), f"seat{s}") for s in order],
-        actions=actions, small_bet=unit if fixed else None, big_bet=2 * unit if fixed else None,
-        extra={**extra, "hand": rec["hand_id"], "table": rec["table_id"], "seats": [int(s) for s in order],
-               "finishing_stacks": [finals[s] for s in order], "_felt_rules_version": rec["rules_version"]},
-    )
-    viewer_index = idx.get(viewer_seat) if viewer_seat is not None else None
+    profile = get_profile(rec["rules_version"])
+    stakes = TableStakes(rec["small_blind"], rec["big_blind"], rec["ante"], structure=Structure(rec["structure"]),
+                         ante_mode=rec.get("ante_mode", "each"), straddle=rec.get("straddle", 0))
+    hand = hand_of(profile, stakes, rec["seats"], rec["button"], rec["starting_stacks"], rec["final_stacks"],
+                   [Operation.from_dict(op) for op in rec["operations"]],
+                   players={int(s): p for s, p in rec["participants"].items()},
+                   extra={"hand": rec["hand_id"], "table": rec["table_id"]})
+    viewer_index = hand.extra["seats"].index(viewer_seat) if viewer_seat in rec["seats"] else None
     return phh.to_phh(phh.redact(hand, viewer_index))
 
 

@@ -22,7 +22,7 @@ def legal_model(d: dict[str, Any]) -> LegalActions:
         return Bounds(min=x["min"], max=x["max"]) if x else None
 
     return LegalActions(fold=d["fold"], check=d["check"], call=d["call"], bet=b(d["bet"]), raise_to=b(d["raiseTo"]),
-                        all_in=d["allIn"], draw=b(d.get("draw")))
+                        all_in=d["allIn"], draw=b(d.get("draw")), bet_add=b(d.get("betAdd")))
 
 
 def summary(t: Table) -> TableSummary:
@@ -56,6 +56,7 @@ def view(t: Table, viewer: str | None) -> TableView:
             hole_cards=tuple(v["holeCards"]) if v.get("holeCards") is not None else None,
             legal_actions=legal_model(v["legalActions"]) if v.get("legalActions") else None,
             preaction=v.get("preaction"), showdown=v["showdown"],
+            preactions_available=tuple(v["preactionsAvailable"]) if "preactionsAvailable" in v else None,
             time_bank_seconds=t.bank_of(t.hand_participants.get(st.actor_seat)) if st.phase != "over" else None,
             in_time_bank=t.bank_run is not None and st.phase != "over")
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,

@@ -273,6 +273,27 @@ def test_bet_is_chips_to_add_now():
     assert e.value.code == "amount_out_of_bounds"
 
 
+def test_ante_nl_1_legal_actions_give_bet_add_in_chips_to_add_now():
+    # the case: a bet of 10, a raise to 30; the first bettor's add-now range
+    st = new_hand("ante-nl-1", {0: 500, 1: 500, 2: 500}, button=0)
+    assert legal_actions(st, 1).to_dict()["betAdd"] == {"min": 10, "max": 490}
+    st = play(st, "1 bet 10", "2 raiseTo 30", "0 call")
+    la = legal_actions(st, 1)
+    assert la.raise_to == Bounds(50, 490) and la.bet_add == Bounds(40, 480)
+    assert la.to_dict()["betAdd"] == {"min": 40, "max": 480}
+    assert from_add_now(st, 1, "bet", 40) == Action.raise_to(50)
+    assert from_add_now(st, 1, "bet", 480) == Action.all_in()
+    assert apply(st, 1, from_add_now(st, 1, "bet", 40)).state.bets == (30, 50, 30)
+    with pytest.raises(IllegalAction) as e:
+        apply(st, 1, from_add_now(st, 1, "bet", 39))
+    assert e.value.code == "amount_out_of_bounds"
+    # no raise possible: betAdd is null (the key stays); other profiles have no betAdd
+    st = new_hand("ante-nl-1", {0: 500, 1: 15}, button=0)
+    st = play(st, "1 allIn")
+    assert legal_actions(st, 0).to_dict()["betAdd"] is None
+    assert "betAdd" not in legal_actions(new_hand("nlhe-1", {0: 500, 1: 500}), 0).to_dict()
+
+
 def test_hit_call_is_capped_by_stack_in_ante_nl_1():
     st = new_hand("ante-nl-1", {0: 200, 1: 200, 2: 50}, button=0)
     st = play(st, "1 bet 100")

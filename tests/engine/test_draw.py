@@ -11,6 +11,12 @@ from felt_engine.testing import new_hand, play, stacked_deck
 HANDS = {0: "AsAdAhKcKd", 1: "2c3d4h5s7c", 2: "9c9dJhQs3c"}
 
 
+def code_of(st, seat, action):
+    with pytest.raises(IllegalAction) as e:
+        apply(st, seat, action)
+    return e.value.code
+
+
 def draw_hand(structure="no-limit", stacks=None, hands=HANDS, stub="", button=0, **kw):
     stacks = stacks or {s: 500 for s in hands}
     deck = stacked_deck(hands, button, stub)
@@ -81,15 +87,21 @@ def test_short_stub_is_completed_from_earlier_discards_reshuffled_never_own():
     assert again.holes == st.holes
 
 
-def test_fixed_limit_draw_raises_one_ante_then_two_antes():
+def test_fixed_limit_draw_bets_one_ante_then_one_or_two_antes():
+    # seed 002: "1 ante on the first round and 1 or 2 antes on the second"
     st = draw_hand("fixed-limit")
     assert legal_actions(st, 1).bet == Bounds(10, 10)
+    assert code_of(st, 1, Action.bet(20)) == "amount_out_of_bounds"
     st = play(st, "1 bet 10")
     assert legal_actions(st, 2).raise_to == Bounds(20, 20)
     st = play(st, "2 call", "0 call", "1 draw", "2 draw", "0 draw")
-    assert legal_actions(st, 1).bet == Bounds(20, 20)
+    assert legal_actions(st, 1).bet == Bounds(10, 20)
+    assert code_of(st, 1, Action.bet(15)) == "amount_out_of_bounds"
+    assert play(st, "1 bet 10").bets == (0, 10, 0)
     st = play(st, "1 bet 20")
-    assert legal_actions(st, 2).raise_to == Bounds(40, 40)
+    assert legal_actions(st, 2).raise_to == Bounds(30, 40)
+    st = play(st, "2 raiseTo 30")  # a 1-ante raise is a full raise: it counts and reopens
+    assert st.raise_count == 2 and legal_actions(st, 0).raise_to == Bounds(40, 50)
 
 
 def test_pot_limit_draw_max_bet_is_the_pot():

@@ -191,3 +191,14 @@ def test_next_button_moves_clockwise_among_seats():
     assert next_button(2, [2, 4, 7]) == 4
     assert next_button(7, [2, 4, 7]) == 2
     assert next_button(5, [2, 4, 7]) == 7  # the previous button seat may be empty now
+
+
+def test_three_way_dead_money_tie_pays_one_pot_7_7_7():
+    # blinds 1/2 fold to a raise to 6 called twice; everyone plays the broadway board
+    holes = {0: "8s9s", 1: "2c3d", 2: "4c5d", 3: "6c7d", 4: "2d3c"}
+    deck = stacked_deck(holes, button=4, then="2h TsJhQd 4h Kc 5h Ah")
+    st = new_hand("nlhe-1", {s: 100 for s in holes}, button=4, deck=deck, small_blind=1, big_blind=2)
+    st = play(st, "2 raiseTo 6", "3 call", "4 call", "0 fold", "1 fold")
+    while not st.is_over:
+        st = play(st, f"{st.actor_seat} check")
+    assert st.showdown and st.payouts == (0, 0, 7, 7, 7)

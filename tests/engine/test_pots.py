@@ -26,12 +26,34 @@ def test_zero_contributions_make_no_layer():
     assert s.pots == () and s.awards == () and s.payouts == {1: 0, 2: 0}
 
 
-def test_folded_chips_stay_in_layers():
-    # seat 2 folded after putting in 50: its chips are in both layers it reached
+def test_folded_chips_stay_in_the_pot():
+    # seat 2 folded after putting in 50: its chips stay in the pot it reached
     pots = build_pots({1: 100, 2: 50, 3: 100}, live={1, 3})
-    assert pots == (Pot(150, (1, 2, 3), (1, 3)), Pot(100, (1, 3), (1, 3)))
+    assert pots == (Pot(250, (1, 2, 3), (1, 3)),)
     s = settle({1: 100, 2: 50, 3: 100}, {1, 3}, {1: 5, 3: 9}, ORDER)
     assert s.payouts == {1: 0, 2: 0, 3: 250}
+
+
+def test_adjacent_layers_with_the_same_eligible_set_are_one_pot():
+    # levels 1, 2 (dead blinds) and 6 all have live hands {3, 4, 5}: one pot
+    pots = build_pots({1: 1, 2: 2, 3: 6, 4: 6, 5: 6}, live={3, 4, 5})
+    assert pots == (Pot(21, (1, 2, 3, 4, 5), (3, 4, 5)),)
+    # a different eligible set above starts a new pot; uncalled chips stay apart
+    pots = build_pots({1: 2, 2: 4, 3: 4, 4: 9, 5: 12}, live={2, 4, 5})
+    assert pots == (Pot(18, (1, 2, 3, 4, 5), (2, 4, 5)), Pot(10, (4, 5), (4, 5)), Pot(3, (5,), (5,)))
+
+
+def test_three_way_tie_with_dead_money_splits_one_pot_7_7_7():
+    # SB 1 and BB 2 folded; three live hands put in 6 each and tie: 21 chips, 7 each
+    s = settle({1: 1, 2: 2, 3: 6, 4: 6, 5: 6}, {3, 4, 5}, {3: 5, 4: 5, 5: 5}, ORDER)
+    assert s.payouts == {1: 0, 2: 0, 3: 7, 4: 7, 5: 7}
+    assert s.awards == (Award(0, 3, 7, "split"), Award(0, 4, 7, "split"), Award(0, 5, 7, "split"))
+
+
+def test_odd_chip_is_decided_once_per_pot():
+    # 22 chips in one pot, three tied: only one odd chip, to the first winner clockwise
+    s = settle({1: 1, 2: 3, 3: 6, 4: 6, 5: 6}, {3, 4, 5}, {3: 5, 4: 5, 5: 5}, [4, 5, 1, 2, 3])
+    assert s.payouts == {1: 0, 2: 0, 3: 7, 4: 8, 5: 7}
 
 
 def test_only_live_hands_win():
@@ -225,6 +247,26 @@ def test_property_winners_of_a_layer_are_its_best_live_hands(hand):
             assert winners == {x for x in pot.eligible if strength[x] == best}
             shares = [a.amount for a in s.awards if a.pot_index == i]
             assert max(shares) - min(shares) <= 1
+
+
+@settings(max_examples=400, deadline=None)
+@given(hands())
+def test_property_tied_winners_of_one_pot_differ_by_at_most_one_chip(hand):
+    """A pot is its eligible set: summed over everything those hands can win together,
+    no two tied winners differ by more than one chip (and no two adjacent pots have the
+    same eligible set)."""
+    contributions, live, strength, order = hand
+    s = settle(contributions, live, strength, order)
+    contested = [p for p in s.pots if len(p.contributors) > 1 and p.eligible]
+    for below, above in zip(contested, contested[1:]):
+        assert below.eligible != above.eligible
+    won: dict[frozenset[int], dict[int, int]] = {}
+    for a in s.awards:
+        if a.reason == "split":
+            group = won.setdefault(frozenset(s.pots[a.pot_index].eligible), {})
+            group[a.seat] = group.get(a.seat, 0) + a.amount
+    for shares in won.values():
+        assert max(shares.values()) - min(shares.values()) <= 1
 
 
 # ---- cross-check against PokerKit, an independent engine --------------------------

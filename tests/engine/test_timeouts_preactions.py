@@ -6,7 +6,7 @@ from felt_engine.actions import Action
 from felt_engine.errors import IllegalAction
 from felt_engine.hand import apply, leave, timeout
 from felt_engine.operations import chips_committed
-from felt_engine.preactions import auto_action, set_preaction, step_auto
+from felt_engine.preactions import auto_action, available_preactions, set_preaction, step_auto
 from felt_engine.testing import new_hand, play
 
 
@@ -127,6 +127,30 @@ def test_check_fold_preaction_checks_when_free_and_folds_to_a_bet():
     assert ops[0].kind == "fold"
 
 
+def test_check_fold_can_be_set_only_while_nobody_has_bet_this_round():
+    # seed 002: the checkbox is available on every round until someone raises the bet
+    st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0)
+    assert "check_fold" in available_preactions(st, 2)  # blinds alone are no raise
+    st = play(st, "0 raiseTo 60")
+    assert code_of(set_preaction, st, 2, "check_fold") == "invalid_preaction"
+    assert available_preactions(st, 2) == ("call_any", "fold", "raise_any")
+    st = set_preaction(st, 2, "fold")  # the others stay available
+    st = play(st, "1 call", "2 call")
+    assert st.street_name == "flop" and "check_fold" in available_preactions(st, 0)
+    st = set_preaction(st, 0, "check_fold")  # set before the bet: stays and folds to it
+    st = play(st, "1 bet 20", "2 call")
+    assert auto_action(st).action == Action.fold()
+
+
+def test_check_fold_can_be_set_again_in_the_draw_after_a_first_round_bet():
+    st = new_hand("draw5-1", {0: 500, 1: 500}, button=0, structure="fixed-limit")
+    st = play(st, "1 bet 10")
+    assert code_of(set_preaction, st, 0, "check_fold") == "invalid_preaction"
+    st = play(st, "0 call")
+    assert st.phase == "draw"
+    assert set_preaction(st, 0, "check_fold").preactions == ("check_fold", None)
+
+
 def test_fold_preaction_folds_on_turn():
     st = set_preaction(new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0), 1, "fold")
     st = play(st, "0 call")
@@ -163,7 +187,7 @@ def test_preactions_dropped_when_all_in_and_cleared_at_hand_end():
     st = play(st, "0 allIn")
     st, _ = step_auto(st)  # 1 calls all-in -> dropped
     assert st.preactions[1] is None
-    st = set_preaction(st, 2, "check_fold")
+    st = set_preaction(st, 2, "fold")
     st, _ = step_auto(st)
     assert st.is_over and st.preactions == (None, None, None)
     assert code_of(set_preaction, st, 0, "fold") == "hand_over"

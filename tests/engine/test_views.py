@@ -99,3 +99,13 @@ def test_draw_discards_and_new_cards_private():
     mine = visible_operations(ops, 1)
     assert mine[0]["discarded"] == card_strings(old[:2])
     assert public_view(st)["seats"][1]["cardCount"] == 5
+
+
+def test_seat_view_lists_the_preactions_available_now():
+    st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0)
+    assert seat_view(st, 2)["preactionsAvailable"] == ["call_any", "check_fold", "fold", "raise_any"]
+    st = play(st, "0 raiseTo 60")
+    assert seat_view(st, 2)["preactionsAvailable"] == ["call_any", "fold", "raise_any"]
+    assert "preactionsAvailable" not in public_view(st)
+    ante = new_hand("ante-nl-1", {0: 1000, 1: 1000})
+    assert seat_view(ante, 1)["preactionsAvailable"] == []
