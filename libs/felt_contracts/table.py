@@ -358,6 +358,7 @@ class TableView(Message):
     seats: tuple[SeatSummary, ...] = ()
     hand: HandView | None = None
     next_hand_at: datetime | None = None  # auto-start tables: end of the intermission
+    paused: str | None = None  # e.g. "waiting for the wallet": no hand is dealt until it answers
 
 
 # --- events -----------------------------------------------------------------------------------
@@ -378,7 +379,9 @@ class TurnInfo(Message):
 class TableEvent(Event):
     """One numbered table event. `kind` is one of:
     table: seated, waiting, ready, sit_out, sit_in, left, disconnected, reconnected, rebuy,
-      auto_rebuy, session_closed, table_reset, hand_cancelled, start_refused;
+      auto_rebuy, session_closed, table_reset, hand_cancelled, start_refused, leaving,
+      paused / resumed (`detail`: "waiting for the wallet" / "the wallet answers"),
+      stack_reconciled (a stack set to the wallet's reserve `amount`; `detail`: what it was);
     hand (engine operations, same names): hand_start, post_ante, post_blind, deal_hole,
       deal_board, street, fold, check, call, bet, raise, draw, show, award, hand_end;
     turn (a turn starts: `turn` is set); time_bank (the actor's turn clock expired and their

@@ -85,14 +85,16 @@ async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, 
 
 
 @router.post("/tables/{table_id}/join", response_model=CommandOut, summary="Take a seat")
-async def join(request: Request, table_id: str, body: JoinBody, who: Who) -> dict[str, Any]:
+async def join(request: Request, table_id: str, body: JoinBody, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """Take a server-assigned seat with `buyIn` chips. Without `buyIn`: the largest amount in the
     table's range that your balance covers (below the minimum: `insufficient_funds` with
     `details.minBuyIn` and `details.available`); the response's `buyIn` says what you brought.
     ante-nl-1 takes none (your balance plays). Admission follows the credential's kind; one
-    participant per owner per table."""
+    participant per owner per table. With an `Idempotency-Key`, a retry gets the first result
+    (the table applies a join once per key, and buys in once)."""
     check_table_id(table_id)
-    result = await bus(request).table(table_id, commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy))
+    result = await bus(request).table(table_id, commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy),
+                                      message_id=table_message_id("join", who, idempotency_key))
     await chat_members(request).join(table_id, who.participant_id, ChatRole.SEATED)
     return command_out(result)
 
@@ -105,10 +107,11 @@ async def start(request: Request, table_id: str, who: Who) -> dict[str, Any]:
 
 
 @router.post("/tables/{table_id}/leave", response_model=CommandOut, summary="Leave the table")
-async def leave(request: Request, table_id: str, who: Who) -> dict[str, Any]:
+async def leave(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """Leave. During a hand the profile's policy applies (nlhe-1: check/fold on your turns,
-    stack returned when the hand settles)."""
-    result = await bus(request).table(table_id, commands.command(who, "leave"))
+    stack returned when the hand settles). With an `Idempotency-Key`, a retry gets the first result."""
+    result = await bus(request).table(table_id, commands.command(who, "leave"),
+                                      message_id=table_message_id("leave", who, idempotency_key))
     if not request.app.state.presence.watching(table_id, who.participant_id):
         await chat_members(request).leave(table_id, who.participant_id)
     return command_out(result)
@@ -124,6 +127,11 @@ async def act(request: Request, table_id: str, body: ActionBody, who: Who, idemp
     return await once(request, who, table_id, "act", command, body.model_dump(mode="json"), idempotency_key)
 
 
+def table_message_id(name: str, who: Principal, idempotency_key: str | None) -> str | None:
+    """The table command's message id for an `Idempotency-Key` (the table applies it once)."""
+    return f"{name}:{who.participant_id}:{idempotency_key}"[:200] if idempotency_key else None
+
+
 async def once(request: Request, who: Principal, table_id: str, name: str, command: Any, payload: dict[str, Any],
                idempotency_key: str | None) -> JSONResponse:
     """Send a table command at most once per `Idempotency-Key`: a retry returns the first outcome
@@ -133,9 +141,8 @@ async def once(request: Request, who: Principal, table_id: str, name: str, comma
     idem: Idempotency = request.app.state.idempotency
 
     async def work() -> Outcome:
-        message_id = f"{name}:{who.participant_id}:{idempotency_key}"[:200] if idempotency_key else None
         try:
-            result = await bus(request).table(table_id, command, message_id=message_id)
+            result = await bus(request).table(table_id, command, message_id=table_message_id(name, who, idempotency_key))
         except BusError as exc:
             resp = from_bus(exc)
             return Outcome(resp.status_code, json.loads(resp.body))

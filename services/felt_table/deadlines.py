@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,7 @@ from pydantic import ValidationError
 
 from felt_runtime.bus import BusError
 from felt_table.deps import Deps
+from felt_table.recovery import retryable
 
 log = logging.getLogger("felt.table.deadlines")
 
@@ -62,6 +64,7 @@ class Deadlines:
         self.pending: deque[tuple[str, DeadlineKind, float, dict[str, Any], TimeBankUse | None]] = deque()
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
+        self.on_silent: Callable[[], None] = lambda: None  # the timer did not answer (the table waits for it)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._drain(), name=f"table-{self.tid}-timers")
@@ -100,7 +103,10 @@ class Deadlines:
                 payload={"table_id": self.tid, **payload}, time_bank=time_bank), DeadlineScheduled)
             return res.due_at
         except BusError as exc:
-            log.warning("timer refused/unavailable: %s", exc.message)
+            if retryable(exc):
+                self.on_silent()
+            else:
+                log.warning("timer refused: %s", exc.message)
             return None
 
     async def refill_banks(self, hand_id: str, player_ids: list[str], policy: Any) -> dict[str, float] | None:

@@ -1,24 +1,26 @@
 """Every wallet call of a table: buy-ins, escrow commits, settlement, cancellation, cash-outs.
 
 The wallet holds every chip. A step's chips are committed here BEFORE the table keeps the new
-state; transfer ids are derived from the hand (`hand_id:n`), so a retried call moves nothing twice.
+state. Every transfer id is derived from what it is for, never drawn fresh: commits from the
+hand (`hand_id:n`), a hand's end from the hand, a buy-in from the command (or the hand, for an
+auto-rebuy), a cash-out from the session; so a call resent after a lost reply moves nothing twice.
 """
 
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
 from felt_contracts.wallet import (
     Balance, BalanceQuery, BuyIn, BuyInResult, CancelHand, CancelTable, CashOut, CashOutResult, Commit, CommitResult,
-    HandOutcome, Payout, Settle, TableCancelled,
+    HandOutcome, Settle, TableCancelled,
 )
 from felt_engine.hand import Step
 from felt_engine.operations import COMMIT_KINDS
 from felt_runtime.bus import BusError
 from felt_table.deps import Deps
+from felt_table.recovery import Backoff, retryable, until_answered
 
 
 class Escrow:
@@ -34,9 +36,10 @@ class Escrow:
     async def balance(self, pid: str) -> Balance:
         return await self.deps.ask(subjects.WALLET_BALANCE, BalanceQuery(account_id=pid), Balance)
 
-    async def buy_in(self, pid: str, amount: int, lo: int, hi: int, why: str) -> BuyInResult:
+    async def buy_in(self, pid: str, amount: int, lo: int, hi: int, key: str) -> BuyInResult:
+        """`key`: what this buy-in is for (the join command's id, or the hand for a rebuy)."""
         return await self.deps.ask(subjects.WALLET_BUY_IN, BuyIn(
-            message_id=f"{self.tid}:{pid}:{why}:{uuid.uuid4().hex[:8]}", account_id=pid, table_id=self.tid,
+            message_id=f"{self.tid}:{pid}:{key}"[:200], account_id=pid, table_id=self.tid,
             amount=amount, min_buy_in=lo, max_buy_in=hi), BuyInResult)
 
     async def commit(self, step: Step, hand_id: str, participants: dict[int, str]) -> None:
@@ -52,53 +55,46 @@ class Escrow:
             seq=base + k, amount=op.amount, from_available=self.balance_plays), CommitResult)
             for k, op in enumerate(ops)]
         if len(commits) == 1:
-            await commits[0]
+            try:
+                await commits[0]
+            except BusError as exc:
+                if retryable(exc):  # it may have arrived: a cancel must refund it
+                    self.commit_seq += 1
+                raise
             self.commit_seq += 1
             return
         outcomes = await asyncio.gather(*commits, return_exceptions=True)
         refused = [x for x in outcomes if isinstance(x, BaseException)]
-        if len(refused) < len(outcomes):  # something is in escrow: a cancel must refund it
+        if len(refused) < len(outcomes) or any(retryable(x) for x in refused):  # a cancel must refund it
             self.commit_seq = base + len(outcomes)
         if refused:
             raise refused[0]
 
-    async def settle(self, hand_id: str, payouts: dict[str, int], returns: dict[str, int]) -> None:
-        """The whole hand's payout in one request (`returns`: uncalled/refunded chips)."""
-        await self.deps.ask(subjects.WALLET_SETTLE, Settle(
-            message_id=f"{hand_id}:settle", table_id=self.tid, hand_id=hand_id,
-            payouts=[Payout(account_id=a, amount=v) for a, v in payouts.items()],
-            returns=[Payout(account_id=a, amount=v) for a, v in returns.items()]), HandOutcome)
-
-    async def cancel_hand(self, hand_id: str) -> None:
-        """Refund the hand's escrow to its contributors (nothing to do before the first commit)."""
-        if self.commit_seq == 0:
+    async def end(self, req: Settle | CancelHand) -> None:
+        """A hand's end (see `felt_table.ending`). A cancel that finds no hand (no chip arrived)
+        or a hand already ended has nothing left to do."""
+        if isinstance(req, Settle):
+            await self.deps.ask(subjects.WALLET_SETTLE, req, HandOutcome)
             return
         try:
-            await self.deps.ask(subjects.WALLET_CANCEL_HAND, CancelHand(
-                message_id=f"{hand_id}:cancel", table_id=self.tid, hand_id=hand_id), HandOutcome)
+            await self.deps.ask(subjects.WALLET_CANCEL_HAND, req, HandOutcome)
         except BusError as exc:
-            if exc.code is not ErrorCode.HAND_CLOSED:
+            if exc.code not in (ErrorCode.HAND_CLOSED, ErrorCode.NOT_FOUND):
                 raise
 
-    async def cash_out(self, pid: str) -> int:
-        """Return the seat's whole reserve to the account; 0 when there is no open session."""
+    async def cash_out(self, pid: str, session_id: str) -> int:
+        """Return the seat's whole reserve to the account (one cash-out per session: it closes
+        it); 0 when there is no open session."""
         try:
             res = await self.deps.ask(subjects.WALLET_CASH_OUT, CashOut(
-                message_id=f"{self.tid}:{pid}:out:{uuid.uuid4().hex[:8]}", account_id=pid, table_id=self.tid),
-                CashOutResult)
+                message_id=f"{session_id}:out", account_id=pid, table_id=self.tid), CashOutResult)
         except BusError as exc:
             if exc.code is not ErrorCode.NOT_FOUND:
                 raise
             return 0
         return res.amount
 
-    async def cancel_table(self, attempts: int) -> TableCancelled:
+    async def cancel_table(self, message_id: str, backoff: Backoff) -> TableCancelled:
         """Restart policy: cancel every open hand of the table and cash out every reserve (waits for the wallet)."""
-        for n in range(attempts):
-            try:
-                return await self.deps.ask(subjects.WALLET_CANCEL_TABLE, CancelTable(table_id=self.tid), TableCancelled)
-            except BusError as exc:
-                if exc.code is not ErrorCode.UNAVAILABLE or n == attempts - 1:
-                    raise
-                await asyncio.sleep(0.5)
-        raise AssertionError("unreachable")
+        return await until_answered(lambda: self.deps.ask(subjects.WALLET_CANCEL_TABLE, CancelTable(
+            message_id=message_id, table_id=self.tid), TableCancelled), backoff)

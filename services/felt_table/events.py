@@ -14,6 +14,7 @@ from typing import Any
 from felt_contracts import subjects
 from felt_contracts.table import TableEvent
 from felt_table.deps import Deps
+from felt_table.store import Write
 
 FIELDS = set(TableEvent.model_fields)
 _JSON = {"content-type": "application/json"}
@@ -31,6 +32,8 @@ class Events:
         self.seq = deps.last_seq
         self.outbox: list[dict[str, Any]] = []
         self.finished_hand: dict[str, Any] | None = None  # the hand record, stored with the events
+        self.hand_end: dict[str, Any] | None = None  # the end asked of the wallet, stored before it is sent
+        self.acked_ends: list[str] = []  # hand ends the wallet answered
 
     def emit(self, kind: str, *, private_to: str | None = None, **fields: Any) -> dict[str, Any]:
         self.seq += 1
@@ -40,12 +43,14 @@ class Events:
         return ev
 
     async def flush(self) -> None:
-        """Persist the pending events (and finished hand) in one transaction, then publish them."""
-        events, hand = self.outbox, self.finished_hand
-        self.outbox, self.finished_hand = [], None
-        if not events and hand is None:
+        """Persist the pending events (and finished hand, hand end, acknowledgements) in one
+        transaction, then publish them."""
+        w = Write(self.outbox, self.finished_hand, self.hand_end, self.acked_ends)
+        self.outbox, self.finished_hand, self.hand_end, self.acked_ends = [], None, None, []
+        if w.empty():
             return
-        await self.deps.store.write(events, hand)
+        await self.deps.store.write(w)
+        events = w.events
         # plain nats-py publishes only buffer: the command's copies leave in one socket write
         nc = self.deps.broker.connection
         for ev in events:

@@ -46,7 +46,7 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
         actor = rooms.actors.get(req.table_id)
         if actor is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown table", table_id=req.table_id)
-        return await actor.submit(req.command)
+        return await actor.submit(req.command, req.message_id)
 
     def forward(subject: str, model: Any, title: str, command: Callable[[Any], Any]) -> None:
         """Deliver a timer event into its table's queue; a malformed one is dropped."""

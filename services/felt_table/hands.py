@@ -24,7 +24,9 @@ from felt_engine.hand import Step, apply, next_button, start_hand
 from felt_engine.operations import PRIVATE_KINDS
 from felt_engine.preactions import auto_action, set_preaction
 from felt_runtime.bus import BusError
-from felt_table import history, sessions
+from felt_contracts.wallet import Payout, Settle
+from felt_engine.state import HandState
+from felt_table import ending, history, recovery, sessions
 from felt_table.deadlines import bank_use
 from felt_table.table import Table, now
 from felt_table.views import legal_model
@@ -34,7 +36,7 @@ log = logging.getLogger("felt.table.hands")
 
 async def schedule_next_hand(t: Table) -> None:
     """Auto-start tables: set the intermission deadline once two players can play."""
-    if t.config.start_mode is not StartMode.AUTO or t.hand_running or t.next_hand_at is not None:
+    if t.config.start_mode is not StartMode.AUTO or t.hand_running or t.next_hand_at is not None or not t.can_deal:
         return
     if len(t.eligible(need_ready=False)) < 2:
         return
@@ -55,22 +57,37 @@ async def intermission_over(t: Table, epoch: int) -> None:
 
 
 async def deal(t: Table, *, need_ready: bool) -> bool:
-    """Start a hand with the eligible players; False if fewer than two can play."""
-    for s in list(t.seats.values()):
-        await sessions.top_up(t, s)
-    if t.balance_plays:  # the account balance plays: read it now
-        readers = t.eligible(need_ready=need_ready) + [x for x in t.seats.values() if x.stack < t.stakes.ante]
-        balances = await asyncio.gather(*(t.wallet.balance(s.pid) for s in readers), return_exceptions=True)
-        for s, bal in zip(readers, balances):
-            if isinstance(bal, BaseException):
-                if not isinstance(bal, BusError):
-                    raise bal
-                continue
-            s.stack = bal.available
+    """Start a hand with the eligible players; False if fewer than two can play, or if the
+    table must wait (the last hand's end unanswered, or a service did not answer)."""
+    if not t.can_deal:
+        return False
+    hand_id = f"{t.tid}-{uuid.uuid4().hex[:16]}"
+    try:
+        if t.needs_reconcile and not await recovery.reconcile(t):
+            raise BusError(ErrorCode.UNAVAILABLE, "the wallet did not answer")
+        for s in list(t.seats.values()):
+            await sessions.top_up(t, s, hand_id)
+        if t.balance_plays:  # the account balance plays: read it now
+            readers = t.eligible(need_ready=need_ready) + [x for x in t.seats.values() if x.stack < t.stakes.ante]
+            balances = await asyncio.gather(*(t.wallet.balance(s.pid) for s in readers), return_exceptions=True)
+            for s, bal in zip(readers, balances):
+                if isinstance(bal, BaseException):
+                    if not isinstance(bal, BusError) or recovery.retryable(bal):
+                        raise bal
+                    continue
+                s.stack = bal.available
+    except BusError as exc:
+        if not recovery.retryable(exc):
+            raise
+        recovery.ping(t, "wallet", resumed)
+        return False
     players = t.eligible(need_ready=need_ready)
     limited = [s for s in players if s.limits_session is not None]
     forced = t.stakes.ante if t.balance_plays else None  # no buy-in bounds the risk: the ante counts
-    answers = await t.sessions.refusals([t.sessions.allow_hand(s, forced) for s in limited])
+    answers = await t.sessions.refusals([t.sessions.allow_hand(s, hand_id, forced) for s in limited])
+    if any(exc is not None and recovery.retryable(exc) for exc in answers):
+        recovery.ping(t, "limits", resumed)
+        return False
     refusals = dict(zip((s.seat for s in limited), answers))
     dealt = []
     for s in players:
@@ -84,7 +101,6 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
     if len(dealt) < 2:
         return False
     t.button = next_button(t.button, [s.seat for s in dealt])
-    hand_id = f"{t.tid}-{uuid.uuid4().hex[:16]}"
     step = start_hand(t.profile, t.stakes, {s.seat: s.stack for s in dealt}, t.button, Deck.shuffled(),
                       hand_id=hand_id)
     t.wallet.new_hand()
@@ -94,8 +110,8 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
         await t.wallet.commit(step, hand_id, t.hand_participants)
     except BusError as exc:
         log.warning("forced bets refused, hand cancelled: %s", exc.message)
-        await t.wallet.cancel_hand(hand_id)
         t.emit("hand_cancelled", hand_id=hand_id, detail=f"forced bets refused: {exc.code.value}")
+        await ending.cancel(t, hand_id, after_hand)
         return False
     t.state = step.state
     if t.time_bank is not None:  # once per hand (idempotent per hand id at the timer)
@@ -106,12 +122,67 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
     return True
 
 
+async def resumed(t: Table, service: str) -> None:
+    """A service answers again: stacks follow the wallet, lost deadlines are set again, and
+    an auto-start table schedules its next hand."""
+    if service == "wallet":
+        t.needs_reconcile = True
+        if not await recovery.reconcile(t):
+            recovery.ping(t, "wallet", resumed)
+            return
+        if not t.hand_running:
+            await close_leavers(t)
+    if service == "timer":
+        st = t.state
+        if t.hand_running and st is not None and st.actor_seat is not None and t.deadline is not None:
+            left = max(0.05, (t.deadline - now()).total_seconds())
+            t.timers.schedule_soon("turn", DeadlineKind.TURN, left,
+                                   {"k": "turn", "h": st.hand_id, "turn": st.turn_id, "seat": st.actor_seat},
+                                   bank_use(t.tid, t.hand_participants.get(st.actor_seat), t.time_bank))
+        t.next_hand_at = None  # an intermission deadline the timer never got
+    await schedule_next_hand(t)
+
+
+class HandAborted(BusError):
+    """The wallet did not answer a step's escrow commit: the hand was cancelled (refunded)."""
+
+    def __init__(self, hand_id: str) -> None:
+        super().__init__(ErrorCode.UNAVAILABLE, "the wallet did not answer: the hand is cancelled and refunded",
+                         reason="hand_cancelled", hand_id=hand_id)
+
+
 async def step(t: Table, st: Step) -> None:
-    """Escrow a step's chips, then keep it (the table's state is untouched on refusal)."""
+    """Escrow a step's chips, then keep it (the table's state is untouched on refusal). If the
+    wallet does not answer, whether the chips arrived is unknown: the hand is aborted."""
     assert t.state is not None and t.state.hand_id is not None
-    await t.wallet.commit(st, t.state.hand_id, t.hand_participants)
+    try:
+        await t.wallet.commit(st, t.state.hand_id, t.hand_participants)
+    except BusError as exc:
+        if recovery.retryable(exc):
+            hand_id = t.state.hand_id
+            await abort(t, exc)
+            raise HandAborted(hand_id) from None
+        raise
     t.state = st.state
     await accepted(t, st.ops)
+
+
+async def abort(t: Table, exc: BusError) -> None:
+    """Cancel the running hand (a durable cancel: refunded exactly what reached the escrow);
+    stacks go back to where the hand started them."""
+    st = t.state
+    assert st is not None and st.hand_id is not None
+    log.warning("hand aborted: %s", exc.message, extra={"table_id": t.tid, "hand_id": st.hand_id})
+    t.emit("hand_cancelled", hand_id=st.hand_id, detail=f"escrow unanswered: {exc.code.value}")
+    t.events.finished_hand = _record(t, st, "cancelled")
+    for i, seat in enumerate(st.seats):
+        s = t.seats.get(seat)
+        if s is not None and s.pid == t.hand_participants.get(seat):
+            s.stack = st.starting_stacks[i]
+    t.state = None
+    t.deadline = None
+    t.end_bank_run()
+    await ending.cancel(t, st.hand_id, after_hand)
 
 
 async def accepted(t: Table, ops: Any) -> None:
@@ -138,6 +209,8 @@ async def accepted(t: Table, ops: Any) -> None:
         try:
             await step(t, apply(st, auto.seat, auto.action, reason=auto.reason))
             return
+        except HandAborted:
+            raise
         except (IllegalAction, BusError) as exc:
             log.warning("auto action failed: %s", exc)
             t.state = set_preaction(st, auto.seat, None) if not st.leaving[st.actor or 0] else st
@@ -164,7 +237,8 @@ def turn(t: Table) -> None:
 
 
 async def finish(t: Table) -> None:
-    """Settle the hand in one wallet request (a refused settle cancels it), record it, update stacks."""
+    """The hand is over: its settlement (one wallet request) is recorded, published and sent
+    until the wallet answers (`felt_table.ending`); a finished hand is never cancelled."""
     st = t.state
     assert st is not None and st.payouts is not None and st.hand_id is not None
     payouts: dict[str, int] = {}
@@ -174,33 +248,45 @@ async def finish(t: Table) -> None:
             pid = t.hand_participants[op.seat]
             bucket = returns if op.detail in ("uncalled", "refund") else payouts
             bucket[pid] = bucket.get(pid, 0) + op.amount
-    status = "settled"
-    try:
-        await t.wallet.settle(st.hand_id, payouts, returns)
-    except BusError as exc:
-        log.error("settle refused (%s): cancelling the hand", exc.message)
-        await t.wallet.cancel_hand(st.hand_id)
-        status = "cancelled"
-        t.emit("hand_cancelled", hand_id=st.hand_id, detail=f"settle refused: {exc.code.value}")
-    rec = history.record_of(st, t.tid, status, t.hand_participants, t.hand_started_at, now().isoformat())
-    t.events.finished_hand = {
-        "hand_id": st.hand_id, "table_id": t.tid, "rules_version": st.rules_version, "status": status,
-        "ended_at": now(), "participants": json.dumps(sorted(t.hand_participants.values())),
-        "record": json.dumps(rec),
-    }
+    t.events.finished_hand = _record(t, st, "settled")
     t.deadline = None
     t.end_bank_run()
-    # stacks after the hand (a cancelled hand gives everything back)
-    for i, seat in enumerate(st.seats):
+    for i, seat in enumerate(st.seats):  # stacks after the hand
         s = t.seats.get(seat)
-        if s is None or s.pid != t.hand_participants.get(seat):
-            continue
-        s.stack = st.stacks[i] if status == "settled" else st.starting_stacks[i]
-    await after_hand(t)
+        if s is not None and s.pid == t.hand_participants.get(seat):
+            s.stack = st.stacks[i]
+    await ending.end(t, Settle(message_id=f"{st.hand_id}:settle", table_id=t.tid, hand_id=st.hand_id,
+                               payouts=[Payout(account_id=a, amount=v) for a, v in payouts.items()],
+                               returns=[Payout(account_id=a, amount=v) for a, v in returns.items()]), after_hand)
+
+
+def _record(t: Table, st: HandState, status: str) -> dict[str, Any]:
+    """The `table_hands` row of a hand that ended (`status`: settled | cancelled)."""
+    assert st.hand_id is not None
+    rec = history.record_of(st, t.tid, status, t.hand_participants, t.hand_started_at, now().isoformat())
+    return {"hand_id": st.hand_id, "table_id": t.tid, "rules_version": st.rules_version, "status": status,
+            "ended_at": now(), "participants": json.dumps(sorted(t.hand_participants.values())),
+            "record": json.dumps(rec)}
+
+
+async def close_leavers(t: Table) -> None:
+    """Seats that left during the hand (or while its end was unanswered) are cashed out now;
+    if the wallet does not answer they stay `leaving` (never dealt) until it does."""
+    for s in [x for x in t.seats.values() if x.leaving]:
+        try:
+            await sessions.close(t, s, reason="left")
+        except BusError as exc:
+            if not recovery.retryable(exc):
+                raise
+            recovery.ping(t, "wallet", resumed)
+            return
 
 
 async def after_hand(t: Table) -> None:
-    """Leavers go, limits may close a session, busted stacks leave; then the next hand may be scheduled."""
+    """Stacks follow the wallet if something failed, leavers go, limits may close a session,
+    busted stacks leave; then the next hand may be scheduled."""
+    if t.needs_reconcile and not await recovery.reconcile(t):
+        recovery.ping(t, "wallet", resumed)
     st = t.state
     seats = list(t.seats.values())
     asked = [s for s in seats if not s.leaving and t.played(s) and s.limits_session is not None
@@ -212,10 +298,8 @@ async def after_hand(t: Table) -> None:
                             await t.sessions.refusals([t.sessions.allow_continue(hand_id, s) for s in asked])))
     else:
         refusals = {}
-    for s in seats:
-        if s.leaving:
-            await sessions.close(t, s, reason="left")
-            continue
+    await close_leavers(t)
+    for s in list(t.seats.values()):
         if not t.played(s):
             continue
         exc = refusals.get(s.seat)

@@ -74,7 +74,7 @@ async def act(t: Table, c: Act) -> TableResult:
     if t.balance_plays:  # the balance plays (no buy-in bounds the risk): limits see each wager first
         wager = sum(op.amount for op in nxt.ops if op.kind in COMMIT_KINDS and op.seat == s.seat)
         if wager > 0:
-            await t.sessions.allow_wager(s, wager)
+            await t.sessions.allow_wager(s, st.hand_id or "", t.wallet.commit_seq, wager)
     await hands.step(t, nxt)
     return t.result(view=view(t, c.participant_id))
 

@@ -16,15 +16,19 @@ from felt_contracts.timer import DeadlineKind
 from felt_engine.errors import IllegalAction
 from felt_engine.hand import leave as engine_leave
 from felt_runtime.bus import BusError
-from felt_table import hands, sessions
+from felt_table import ending, hands, sessions
+from felt_table.recovery import paused
 from felt_table.table import Seat, Table, engine_error
 from felt_table.views import view
 
 
-async def reset(t: Table, attempts: int = 60) -> None:
-    """Cancel every open hand of this table in the wallet (refunded exactly once there) and
-    cash out every reserve; the seats start empty. Partial hands are never resumed."""
-    res = await t.wallet.cancel_table(attempts)
+async def reset(t: Table) -> None:
+    """Restart policy: first send the wallet every hand end it has not answered (completed
+    payouts remain paid), then cancel every open hand of this table (refunded exactly once) and
+    cash out every reserve; the seats start empty. Partial hands are never resumed. Waits for
+    the wallet."""
+    await ending.replay(t)
+    res = await t.wallet.cancel_table(f"{t.tid}:reset:{t.events.seq}", t.backoff)
     t.emit("table_reset", amount=len(res.hands), detail=",".join(h.hand_id for h in res.hands))
     await t.events.flush()
 
@@ -65,8 +69,9 @@ async def join(t: Table, c: Join) -> TableResult:
         amount = c.buy_in if c.buy_in is not None else default_buy_in(lo, hi, bal.available)
         if not lo <= amount <= hi:
             raise BusError(ErrorCode.INVALID_AMOUNT, f"buy-in must be {lo}..{hi}", min_buy_in=lo, max_buy_in=hi)
-        await t.sessions.allow_buy_in(c.owner_id, c.participant_id, amount)
-        res = await t.wallet.buy_in(c.participant_id, amount, lo, hi, "join")
+        key = f"join:{t.command_id}"  # a resent join (same message id) buys in once
+        await t.sessions.allow_buy_in(c.owner_id, c.participant_id, amount, key)
+        res = await t.wallet.buy_in(c.participant_id, amount, lo, hi, key)
         stack, session_id = res.reserved, res.session_id
     n = free[0]
     t.seats[n] = Seat(n, c.participant_id, c.owner_id, c.kind, c.name, stack, session_id,
@@ -117,6 +122,8 @@ async def start(t: Table, c: Start) -> TableResult:
         raise BusError(ErrorCode.CONFLICT, "this table starts hands automatically", reason="auto_start")
     if t.hand_running:
         raise BusError(ErrorCode.CONFLICT, "a hand is running", reason="hand_running")
+    if not t.can_deal:
+        raise_paused(t)
     if s.sitting_out:
         raise BusError(ErrorCode.CONFLICT, "sitting out", reason="sitting_out")
     s.ready = True
@@ -126,8 +133,14 @@ async def start(t: Table, c: Start) -> TableResult:
         raise BusError(ErrorCode.CONFLICT, "at least two eligible players must be ready",
                        reason="not_enough_ready", ready=len(ready_now))
     if not await hands.deal(t, need_ready=True):
+        if not t.can_deal:
+            raise_paused(t)
         raise BusError(ErrorCode.CONFLICT, "the hand could not start", reason="not_enough_ready")
     return t.result("started", seat=s.seat)
+
+
+def raise_paused(t: Table) -> None:
+    raise BusError(ErrorCode.UNAVAILABLE, f"the table is {paused(t) or 'settling the last hand'}", reason="paused")
 
 
 async def _leave(t: Table, s: Seat, reason: str) -> str:
@@ -146,6 +159,10 @@ async def _leave(t: Table, s: Seat, reason: str) -> str:
         else:
             t.emit("leaving", seat=s.seat, participant_id=s.pid, hand_id=st.hand_id, detail=reason)
         return "leaving" if s.seat in t.seats else "left"
+    if t.ending is not None:  # the last hand's end is unanswered: the cash-out follows it
+        s.leaving = True
+        t.emit("leaving", seat=s.seat, participant_id=s.pid, detail=reason)
+        return "leaving"
     await sessions.close(t, s, reason=reason)
     return "left"
 

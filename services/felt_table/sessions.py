@@ -12,6 +12,7 @@ from felt_contracts import subjects
 from felt_contracts.limits import CheckKind, LimitsCheck, LimitsDecision
 from felt_runtime.bus import BusError
 from felt_table.deps import Deps
+from felt_table.recovery import retryable
 
 if TYPE_CHECKING:
     from felt_table.table import Seat, Table
@@ -29,18 +30,22 @@ class Sessions:
         if self.deps.settings.limits:
             await self.deps.ask(subjects.LIMITS_CHECK, check, LimitsDecision)
 
-    async def allow_buy_in(self, owner: str, pid: str, amount: int) -> None:
-        await self._limits(LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=pid, amount=amount))
+    async def allow_buy_in(self, owner: str, pid: str, amount: int, key: str) -> None:
+        """`key`: the buy-in's own key (the join command's id), so a resent join counts once."""
+        await self._limits(LimitsCheck(message_id=f"{self.tid}:{pid}:{key}"[:200], kind=CheckKind.BUY_IN,
+                                       owner_id=owner, participant_id=pid, amount=amount))
 
-    async def allow_hand(self, s: Seat, forced_bet: int | None = None) -> None:
+    async def allow_hand(self, s: Seat, hand_id: str, forced_bet: int | None = None) -> None:
         """Before a deal; `forced_bet` (balance tables: the ante) also counts against the wager caps."""
-        await self._limits(LimitsCheck(kind=CheckKind.START_HAND, owner_id=s.owner, participant_id=s.pid,
-                                       session_id=s.limits_session, amount=forced_bet or None))
+        await self._limits(LimitsCheck(message_id=f"{hand_id}:{s.pid}:start", kind=CheckKind.START_HAND,
+                                       owner_id=s.owner, participant_id=s.pid, session_id=s.limits_session,
+                                       amount=forced_bet or None))
 
-    async def allow_wager(self, s: Seat, amount: int) -> None:
-        """Balance tables (no buy-in bounds the risk): before a voluntary action commits chips."""
-        await self._limits(LimitsCheck(kind=CheckKind.WAGER, owner_id=s.owner, participant_id=s.pid,
-                                       session_id=s.limits_session, amount=amount))
+    async def allow_wager(self, s: Seat, hand_id: str, n: int, amount: int) -> None:
+        """Balance tables (no buy-in bounds the risk): before a voluntary action commits chips
+        (keyed by the hand's next commit, seat and amount, so a resent check counts once)."""
+        await self._limits(LimitsCheck(message_id=f"{hand_id}:{n}:{s.pid}:{amount}:wager"[:200], kind=CheckKind.WAGER, owner_id=s.owner,
+                                       participant_id=s.pid, session_id=s.limits_session, amount=amount))
 
     async def allow_continue(self, hand_id: str, s: Seat) -> None:
         """After a settled hand (counted once per hand: the hand id keys the check)."""
@@ -68,8 +73,9 @@ class Sessions:
             self.deps.registry.active.pop(pid, None)
 
 
-async def top_up(t: Table, s: Seat) -> None:
-    """Auto-rebuy (between hands): top the stack up to the maximum within the available balance."""
+async def top_up(t: Table, s: Seat, hand_id: str) -> None:
+    """Auto-rebuy (before the deal of `hand_id`, whose id keys the buy-in): top the stack up to
+    the maximum within the available balance. A wallet that does not answer is raised."""
     hi = t.config.max_buy_in or 0
     if not (s.auto_rebuy and t.config.auto_rebuy) or s.stack >= hi:
         return
@@ -78,16 +84,18 @@ async def top_up(t: Table, s: Seat) -> None:
         amount = min(hi - s.stack, bal.available)
         if amount <= 0:
             return
-        res = await t.wallet.buy_in(s.pid, amount, 0, hi, "rebuy")
+        res = await t.wallet.buy_in(s.pid, amount, 0, hi, f"rebuy:{hand_id}")
         s.stack, s.session_id = res.reserved, res.session_id
         t.emit("rebuy", seat=s.seat, participant_id=s.pid, amount=amount)
     except BusError as exc:
+        if retryable(exc):
+            raise
         log.info("auto-rebuy refused: %s", exc.message)
 
 
 async def close(t: Table, s: Seat, *, reason: str) -> None:
     """Remove a seat between hands (or one not in the hand) and cash its stack out."""
-    amount = await t.wallet.cash_out(s.pid) if s.session_id is not None else 0
+    amount = await t.wallet.cash_out(s.pid, s.session_id) if s.session_id is not None else 0
     t.seats.pop(s.seat, None)
     t.sessions.release(s.pid)
     await t.timers.cancel(f"grace:{s.pid}")

@@ -15,3 +15,8 @@ class TableSettings(BaseSettings):
     limits: bool = True  # ask the limits service before new risk (unavailable = deny)
     timer_owner: str = "table"  # our owner name at the timer service
     call_timeout: float = Field(default=5.0, gt=0)
+    # a service that does not answer is asked again after retry_first_seconds, doubling up to
+    # retry_max_seconds (small: the table resumes within about that long of the service's return)
+    retry_first_seconds: float = Field(default=0.05, gt=0, le=60)
+    retry_max_seconds: float = Field(default=1.0, gt=0, le=60)
+    recent_commands: int = Field(default=256, ge=1, le=100_000)  # per table: message ids answered again

@@ -1,9 +1,11 @@
-"""SQLAlchemy tables and queries (SQLite and PostgreSQL): created tables, events, hands."""
+"""SQLAlchemy tables and queries (SQLite and PostgreSQL): created tables, events, hands, and
+the end of each hand (settle or cancel) until the wallet acknowledged it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -34,12 +36,34 @@ table_hands = sa.Table(
     sa.Column("participants", sa.Text, nullable=False),
     sa.Column("record", sa.Text, nullable=False),
 )
+table_hand_ends = sa.Table(
+    "table_hand_ends", meta,
+    sa.Column("hand_id", sa.String(100), primary_key=True),
+    sa.Column("table_id", sa.String(64), nullable=False),
+    sa.Column("kind", sa.String(10), nullable=False),  # settle | cancel
+    sa.Column("request", sa.Text, nullable=False),  # the wallet request, resent as it is until answered
+    sa.Column("acked", sa.Boolean, nullable=False),
+)
+
+
+@dataclass
+class Write:
+    """What one command persists in one transaction: its events, the hand it finished, the
+    end of a hand it is about to ask the wallet for, and the ends the wallet acknowledged."""
+
+    events: list[dict[str, Any]]
+    hand: dict[str, Any] | None = None
+    end: dict[str, Any] | None = None
+    acked: list[str] = field(default_factory=list)
+
+    def empty(self) -> bool:
+        return not self.events and self.hand is None and self.end is None and not self.acked
 
 
 class Store:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self._pending: list[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]] = []
+        self._pending: list[tuple[Write, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
 
     async def created_tables(self) -> list[str]:
@@ -56,15 +80,23 @@ class Store:
             v = (await conn.execute(sa.select(sa.func.max(table_events.c.seq)).where(table_events.c.table_id == table_id))).scalar()
         return int(v or 0)
 
-    async def write(self, events: list[dict[str, Any]], hand: dict[str, Any] | None = None) -> None:
-        """Persist one command's events (and its finished hand, if any); returns once committed.
+    async def pending_ends(self, table_id: str) -> list[tuple[str, str]]:
+        """(kind, request) of every hand end of this table the wallet has not acknowledged."""
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(sa.select(table_hand_ends.c.kind, table_hand_ends.c.request).where(
+                table_hand_ends.c.table_id == table_id, table_hand_ends.c.acked.is_(False))
+                .order_by(table_hand_ends.c.hand_id))).all()
+        return [(k, r) for k, r in rows]
+
+    async def write(self, w: Write) -> None:
+        """Persist one command's `Write`; returns once committed.
 
         Commands of different tables that flush while a transaction is in progress share the
         next one (group commit): with many tables the database sees one transaction per batch
         instead of one per command. Should a shared transaction fail, each command is written
         alone, so one bad write fails only its own command."""
         done = asyncio.get_running_loop().create_future()
-        self._pending.append((events, hand, done))
+        self._pending.append((w, done))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._drain())
         await done
@@ -73,17 +105,17 @@ class Store:
         while self._pending:
             batch, self._pending = self._pending, []
             try:
-                await self._write([(e, h) for e, h, _ in batch])
+                await self._write([w for w, _ in batch])
                 outcomes: list[BaseException | None] = [None] * len(batch)
             except Exception:  # noqa: BLE001 - retried one by one below
                 outcomes = []
-                for events, hand, _ in batch:
+                for w, _ in batch:
                     try:
-                        await self._write([(events, hand)])
+                        await self._write([w])
                         outcomes.append(None)
                     except Exception as exc:  # noqa: BLE001 - that command's own failure
                         outcomes.append(exc)
-            for (_, _, done), exc in zip(batch, outcomes):
+            for (_, done), exc in zip(batch, outcomes):
                 if done.done():
                     continue
                 if exc is None:
@@ -91,15 +123,22 @@ class Store:
                 else:
                     done.set_exception(exc)
 
-    async def _write(self, commands: list[tuple[list[dict[str, Any]], dict[str, Any] | None]]) -> None:
+    async def _write(self, writes: list[Write]) -> None:
         rows = [{"table_id": e["table_id"], "seq": e["seq"], "hand_id": e.get("hand_id"),
-                 "body": json.dumps(e, default=str)} for events, _ in commands for e in events]
-        hands = [hand for _, hand in commands if hand is not None]
+                 "body": json.dumps(e, default=str)} for w in writes for e in w.events]
+        hands = [w.hand for w in writes if w.hand is not None]
+        ends = [w.end for w in writes if w.end is not None]
+        acked = [h for w in writes for h in w.acked]
         async with self.engine.begin() as conn:
             if rows:
                 await conn.execute(table_events.insert(), rows)
             if hands:
                 await conn.execute(table_hands.insert(), hands)
+            if ends:
+                await conn.execute(table_hand_ends.insert(), ends)
+            if acked:
+                await conn.execute(table_hand_ends.update().where(table_hand_ends.c.hand_id.in_(acked))
+                                   .values(acked=True))
 
     async def events(self, table_id: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
         async with self.engine.connect() as conn:

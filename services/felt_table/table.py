@@ -6,6 +6,8 @@ touches it, so nothing here needs a lock.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +23,7 @@ from felt_table.deps import Deps
 from felt_table.escrow import Escrow
 from felt_table.events import Events
 from felt_table.lobby import stakes_of
+from felt_table.recovery import Backoff
 from felt_table.sessions import Sessions
 
 ENGINE_CODES = {
@@ -102,6 +105,14 @@ class Table:
         self.wallet = Escrow(config.table_id, deps, self.balance_plays)
         self.timers = Deadlines(config.table_id, deps)
         self.sessions = Sessions(config.table_id, deps)
+        self.backoff = Backoff(deps.settings.retry_first_seconds, deps.settings.retry_max_seconds)
+        self.ending: Any = None  # the hand end (Settle/CancelHand) the wallet has not answered yet
+        self.waiting: dict[str, int] = {}  # service -> requests being retried there (the table is paused)
+        self.pinging: set[str] = set()  # services probed by their health subject
+        self.needs_reconcile = False  # stacks are re-read from the wallet before the next deal
+        self.background: set[asyncio.Task[None]] = set()
+        self.post: Callable[[Any], None] = lambda command: None  # into this table's queue (set by the actor)
+        self.command_id = ""  # the message id of the command being run (ids of what it causes derive from it)
 
     @property
     def tid(self) -> str:
@@ -110,6 +121,11 @@ class Table:
     @property
     def hand_running(self) -> bool:
         return self.state is not None and self.state.phase != "over"
+
+    @property
+    def can_deal(self) -> bool:
+        """No new hand while the last one's end is unanswered or a service is being waited for."""
+        return self.ending is None and not self.waiting
 
     def emit(self, kind: str, *, private_to: str | None = None, **fields: Any) -> dict[str, Any]:
         return self.events.emit(kind, private_to=private_to, **fields)

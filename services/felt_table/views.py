@@ -14,6 +14,7 @@ from felt_contracts.table import (
 from felt_engine.views import seat_view
 from felt_runtime.bus import BusError
 from felt_table import history
+from felt_table.recovery import paused
 from felt_table.table import Table
 
 
@@ -62,7 +63,7 @@ def view(t: Table, viewer: str | None) -> TableView:
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
                      your_seat_id=me.seat if me else None, auto_rebuy=me.auto_rebuy if me else None,
                      can_show=me is not None and t.showable(me), seats=tuple(seats), hand=hand,
-                     next_hand_at=t.next_hand_at)
+                     next_hand_at=t.next_hand_at, paused=paused(t))
 
 
 async def get_view(t: Table, c: GetView) -> TableResult:

@@ -256,3 +256,21 @@ async def test_ws_controls_answer_results_and_errors_and_their_events_reach_ever
     finally:
         for s in (sa, sb, sx):
             await s.close()
+
+
+async def test_rest_join_and_leave_retried_with_one_idempotency_key_apply_once(stack, http, bus) -> None:  # noqa: F811
+    table_id = await create_table(bus)
+    a = await sign_up(http)
+    key = {**a["headers"], "Idempotency-Key": "seat-me-1"}
+    first = await http.post(f"{base(table_id)}/join", json={"buyIn": 60}, headers=key)
+    again = await http.post(f"{base(table_id)}/join", json={"buyIn": 60}, headers=key)
+    assert first.status_code == again.status_code == 200, (first.text, again.text)
+    assert again.json() == first.json()  # the first result: one seat, one buy-in
+    r = await http.post(f"{base(table_id)}/join", json={"buyIn": 60}, headers=a["headers"])
+    assert r.status_code == 409 and r.json()["code"] == "already_seated"  # a new join is a new command
+    view = await table_view(http, table_id, a)
+    assert [s["stack"] for s in view["seats"]] == [60]
+    bye = {**a["headers"], "Idempotency-Key": "bye-1"}
+    left = await http.post(f"{base(table_id)}/leave", headers=bye)
+    assert left.status_code == 200 and left.json()["status"] == "left", left.text
+    assert (await http.post(f"{base(table_id)}/leave", headers=bye)).json() == left.json()

@@ -4,10 +4,12 @@ tables of its own through the operators' CreateTable command."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 
@@ -15,19 +17,25 @@ from felt_contracts import subjects
 from felt_contracts.table import CreateTable, TableConfig, TableRequest, TableResult, TableSummary
 from felt_contracts.wallet import AccountOpened, Balance, BalanceQuery, OpenAccount
 from felt_runtime.bus import call, make_broker
-from tests.support.services import ServiceRunner
+from felt_runtime.db import create_engine
+from tests.support.proxy import ReplyHoldingProxy
+from tests.support.services import ServiceProcess, ServiceRunner
 
 TABLE_ENV = dict(felt_table_default_tables="false", felt_table_turn_seconds="30", felt_table_grace_seconds="0.5",
                  felt_table_intermission_seconds="0.05", felt_timer_poll_seconds="0.02")
 
 
-def start_stack(runner: ServiceRunner, database_url: str = "", **env: str) -> dict[str, Any]:
+def start_stack(runner: ServiceRunner, database_url: str = "", *, wallet_nats_url: str = "",
+                base: dict[str, str] = TABLE_ENV, **env: str) -> dict[str, ServiceProcess]:
+    """Wallet, limits, timer, then the table (`env`: the table's own settings; `wallet_nats_url`:
+    where the wallet connects, e.g. through a proxy)."""
     procs = {}
     for name in ("wallet", "limits", "timer"):  # started together (each boots in its own process)
-        procs[name] = runner.start(name, database_url=database_url, ready=False, **TABLE_ENV)
+        via = {"felt_nats_url": wallet_nats_url} if name == "wallet" and wallet_nats_url else {}
+        procs[name] = runner.start(name, database_url=database_url, ready=False, **base, **via)
     for proc in procs.values():
         proc.wait_ready()
-    procs["table"] = runner.start("table", database_url=database_url, **{**TABLE_ENV, **env})
+    procs["table"] = runner.start("table", database_url=database_url, **{**base, **env})
     return procs
 
 
@@ -37,6 +45,50 @@ def stack(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactor
     procs = start_stack(runner)
     yield procs
     runner.stop_all()
+
+
+CALL_TIMEOUT = 1.0  # the money stack's call timeout to wallet/limits/timer (SIGSTOP tests stay short)
+
+
+@dataclass
+class MoneyStack:
+    """Services of the money tests: the wallet talks to NATS through a `ReplyHoldingProxy`."""
+
+    procs: dict[str, ServiceProcess]
+    database_url: str
+    proxy: ReplyHoldingProxy
+
+    def __getitem__(self, name: str) -> ServiceProcess:
+        return self.procs[name]
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def money_stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, postgres: Any,
+                tmp_path_factory: pytest.TempPathFactory) -> Iterator[MoneyStack]:
+    """One stack per database for a module (SQLite, then PostgreSQL when FELT_TEST_POSTGRES_URL is set)."""
+    work = tmp_path_factory.mktemp(f"money-{request.param}")
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{work / 'felt.sqlite'}"
+    elif postgres is None:
+        pytest.skip("FELT_TEST_POSTGRES_URL is not set (CI sets it to the local PostgreSQL)")
+    else:
+        url = asyncio.run(postgres.create())
+    u = urlparse(nats_url)
+    proxy = ReplyHoldingProxy((u.hostname or "127.0.0.1", u.port or 4222))
+    runner = ServiceRunner(nats_url, redis_url, work)
+    procs = start_stack(runner, url, wallet_nats_url=proxy.url,
+                        base={**TABLE_ENV, "felt_table_call_timeout": str(CALL_TIMEOUT)})
+    yield MoneyStack(procs, url, proxy)
+    runner.stop_all()
+    proxy.close()
+
+
+@pytest.fixture
+async def ledger_db(money_stack: MoneyStack) -> AsyncIterator[Any]:
+    """The money stack's database (the wallet's tables are read directly)."""
+    engine = create_engine(money_stack.database_url)
+    yield engine
+    await engine.dispose()
 
 
 @pytest.fixture

@@ -1,0 +1,86 @@
+"""The end of a hand as a durable intent: settle for a finished hand, cancel for an aborted one.
+
+The request is stored in the table's database with the command's events (`table_hand_ends`)
+before the hand's result is published, then sent to the wallet, and sent again, with the same
+ids, until the wallet answers; a restarted table sends every unanswered one before its restart
+policy cancels what is still open. A finished hand is therefore always settled (a wallet that
+is briefly away only delays it), and the wallet's `end:{hand}` key makes every resend return
+the first outcome. The table deals no new hand while an end is unanswered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from felt_contracts.wallet import CancelHand, Settle
+from felt_runtime.bus import BusError
+from felt_table.recovery import retryable, until_answered, wait_for
+from felt_table.table import Table
+
+log = logging.getLogger("felt.table.ending")
+
+HandEnd = Settle | CancelHand
+After = Callable[[Table], Awaitable[None]]
+
+
+async def end(t: Table, req: HandEnd, after: After) -> None:
+    """Record the end, publish the hand's result, ask the wallet; `after` runs once it answered
+    (now, or later from the table's queue while the table waits for the wallet)."""
+    t.ending = req
+    t.events.hand_end = {"hand_id": req.hand_id, "table_id": t.tid, "kind": kind_of(req),
+                         "request": req.model_dump_json(), "acked": False}
+    try:
+        await t.events.flush()  # written, then published: the end is durable before anyone sees the result
+    except Exception:  # noqa: BLE001 - the wallet is asked all the same (only a crash now could lose it)
+        log.exception("hand end not recorded", extra={"table_id": t.tid, "hand_id": req.hand_id})
+    try:
+        await t.wallet.end(req)
+    except BusError as exc:
+        if retryable(exc):
+            wait_for(t, "wallet", lambda: t.wallet.end(req), lambda t, _, refusal: acked(t, req, refusal, after))
+            return
+        await acked(t, req, exc, after)
+        return
+    await acked(t, req, None, after)
+
+
+async def cancel(t: Table, hand_id: str, after: After) -> None:
+    """An aborted hand: refund its escrow (nothing to do if no chip can have reached it)."""
+    if t.wallet.commit_seq == 0:
+        await after(t)
+        return
+    t.needs_reconcile = True
+    await end(t, CancelHand(message_id=f"{hand_id}:cancel", table_id=t.tid, hand_id=hand_id), after)
+
+
+async def acked(t: Table, req: HandEnd, refusal: BusError | None, after: After) -> None:
+    """The wallet answered the end: stored as acknowledged with this command's events; a
+    refusal (the hand was ended otherwise) leaves the stacks to the ledger."""
+    t.events.acked_ends.append(req.hand_id)
+    t.ending = None
+    if refusal is not None:
+        log.error("the wallet refused the end of the hand: stacks follow the ledger",
+                  extra={"table_id": t.tid, "hand_id": req.hand_id, "code": refusal.code.value})
+        t.needs_reconcile = True
+    await after(t)
+
+
+async def replay(t: Table) -> int:
+    """At start: send every end the wallet has not answered (settle before the restart policy
+    cancels what is still open: completed payouts remain paid). Waits for the wallet."""
+    pending = await t.deps.store.pending_ends(t.tid)
+    for kind, raw in pending:
+        req: HandEnd = (Settle if kind == "settle" else CancelHand).model_validate_json(raw)
+        try:
+            await until_answered(lambda: t.wallet.end(req), t.backoff)
+        except BusError as exc:
+            log.error("the wallet refused a replayed hand end", extra={"table_id": t.tid, "hand_id": req.hand_id,
+                                                                       "code": exc.code.value})
+        t.events.acked_ends.append(req.hand_id)
+    return len(pending)
+
+
+def kind_of(req: Any) -> str:
+    return "settle" if isinstance(req, Settle) else "cancel"

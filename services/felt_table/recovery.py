@@ -1,0 +1,145 @@
+"""When the wallet, limits or timer does not answer: the table waits for it with exponential
+backoff (capped, so it notices the service's return within about a second), shows itself paused
+(`paused` / `resumed` events, `TableView.paused`), logs one line when it starts waiting and one
+when it resumes, and deals nothing meanwhile. After the wallet was away, each seat's stack is
+brought back to the wallet's reserve (the ledger is right; a difference is logged as an error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from felt_contracts import subjects
+from felt_contracts.errors import ErrorCode
+from felt_contracts.health import HealthRequest, HealthStatus
+from felt_runtime.bus import BusError
+
+if TYPE_CHECKING:
+    from felt_table.table import Table
+
+log = logging.getLogger("felt.table.recovery")
+
+T = TypeVar("T")
+
+#: codes that mean "no answer (yet)": the same request is sent again, never a new one
+RETRY_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL})
+
+
+def retryable(exc: BaseException) -> bool:
+    return isinstance(exc, BusError) and exc.code in RETRY_CODES
+
+
+@dataclass(frozen=True)
+class Backoff:
+    first: float
+    cap: float
+
+    def delays(self) -> Any:
+        d = self.first
+        while True:
+            yield d
+            d = min(d * 2, self.cap)
+
+
+@dataclass(frozen=True)
+class Do:
+    """Internal command: run `fn` in the table's queue (how a background retry hands its answer back)."""
+
+    fn: Callable[[Table], Awaitable[None]]
+
+
+async def until_answered(attempt: Callable[[], Awaitable[T]], backoff: Backoff, *, wait_first: bool = False) -> T:
+    """Send the same request until the service answers: its result, or its refusal (`BusError`)."""
+    delays = backoff.delays()
+    if wait_first:
+        await asyncio.sleep(next(delays))
+    while True:
+        try:
+            return await attempt()
+        except BusError as exc:
+            if not retryable(exc):
+                raise
+        await asyncio.sleep(next(delays))
+
+
+def paused(t: Table) -> str | None:
+    """What the table waits for, as shown in its view (None: it is not waiting)."""
+    return "waiting for the " + ", ".join(sorted(t.waiting)) if t.waiting else None
+
+
+def wait_for(t: Table, service: str, attempt: Callable[[], Awaitable[Any]],
+             then: Callable[[Table, Any, BusError | None], Awaitable[None]]) -> None:
+    """`attempt` got no answer: retry it in the background; `then(t, result, refusal)` runs in
+    the table's queue once `service` answered. The table is paused until every such retry of
+    the service is answered."""
+    if not t.waiting.get(service):
+        t.emit("paused", detail=f"waiting for the {service}")
+        log.warning("table paused: waiting for the %s", service, extra={"table_id": t.tid})
+    t.waiting[service] = t.waiting.get(service, 0) + 1
+
+    async def run() -> None:
+        try:
+            result, refusal = await until_answered(attempt, t.backoff, wait_first=True), None
+        except BusError as exc:
+            result, refusal = None, exc
+        t.post(Do(lambda t: _answered(t, service, then, result, refusal)))
+
+    task = asyncio.create_task(run(), name=f"table-{t.tid}-wait-{service}")
+    t.background.add(task)
+    task.add_done_callback(t.background.discard)
+
+
+async def _answered(t: Table, service: str, then: Callable[[Table, Any, BusError | None], Awaitable[None]],
+                    result: Any, refusal: BusError | None) -> None:
+    t.waiting[service] -= 1
+    if not t.waiting[service]:
+        del t.waiting[service]
+        t.emit("resumed", detail=f"the {service} answers")
+        log.warning("table resumed: the %s answers", service, extra={"table_id": t.tid})
+    await then(t, result, refusal)
+
+
+def ping(t: Table, service: str, then: Callable[[Table, str], Awaitable[None]]) -> None:
+    """Wait for `service` by its health subject (no request of ours is outstanding there)."""
+    if service in t.pinging:
+        return
+    t.pinging.add(service)
+
+    async def health() -> HealthStatus:
+        return await t.deps.ask(subjects.health(service), HealthRequest(), HealthStatus)
+
+    async def back(t: Table, _: Any, __: BusError | None) -> None:
+        t.pinging.discard(service)
+        await then(t, service)
+
+    wait_for(t, service, health, back)
+
+
+async def reconcile(t: Table) -> bool:
+    """Set every seat's stack to its reserve at the wallet (the ledger's figure wins; a
+    difference is an error in the log and a `stack_reconciled` event). False if the wallet
+    did not answer (the table then waits for it)."""
+    if t.balance_plays:  # no reserves: the available balance is read before every deal
+        t.needs_reconcile = False
+        return True
+    seats = [s for s in t.seats.values() if s.session_id is not None]
+    answers = await asyncio.gather(*(t.wallet.balance(s.pid) for s in seats), return_exceptions=True)
+    for s, bal in zip(seats, answers):
+        if isinstance(bal, BaseException):
+            if not isinstance(bal, BusError):
+                raise bal
+            if retryable(bal):
+                return False
+            continue
+        reserve = bal.reserves.get(t.tid, 0)
+        if reserve != s.stack:
+            log.error("stack differs from the wallet's reserve: the ledger wins",
+                      extra={"table_id": t.tid, "participant_id": s.pid, "stack": s.stack, "reserve": reserve})
+            t.emit("stack_reconciled", seat=s.seat, participant_id=s.pid, amount=reserve, detail=f"was {s.stack}")
+            s.stack = reserve
+    t.needs_reconcile = False
+    return True
