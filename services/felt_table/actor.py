@@ -40,6 +40,8 @@ async def fired(t: Table, f: Fired) -> TableResult:
         return await play.turn_over(t, f.payload)
     if k == "grace":
         return await seating.grace_over(t, f.payload)
+    if k == "absent":
+        return await seating.absent_over(t, f.payload)
     if k == "intermission":
         await hands.intermission_over(t, int(f.payload.get("e", -1)))
         return t.result()

@@ -306,7 +306,7 @@ async def after_hand(t: Table) -> None:
         if exc is not None and exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
             await sessions.close(t, s, reason="limit")
             continue
-        if not t.balance_plays and s.stack == 0 and not s.auto_rebuy:
+        if not t.balance_plays and s.stack == 0 and not await sessions.can_rebuy(t, s):
             await sessions.close(t, s, reason="busted")
     # everyone who played is free to go elsewhere once the hand settled
     for pid in t.hand_participants.values():

@@ -58,6 +58,8 @@ class Seat:
     leaving: bool = False
     auto_rebuy: bool = False
     grace_epoch: int = 0
+    timeouts: int = 0  # turns timed out in a row (an action of their own resets it)
+    sit_out_epoch: int = 0  # which sit-out the leave deadline belongs to
     play_id: str | None = None  # balance tables (no wallet session): the session id limits counts under
 
     @property

@@ -9,6 +9,7 @@ import pytest
 
 from felt_gateway import rules
 from felt_table.lobby import DEFAULT_TABLES
+from felt_table.settings import TableSettings
 
 ROW = re.compile(r"^\| `([a-z0-9_-]+)` \| `([a-z0-9-]+)` \| `([A-Z_]+)` \| (explicit|auto) \| (yes|no) \|$", re.M)
 
@@ -26,3 +27,12 @@ def test_no_page_promises_what_the_server_does_not_do(version: str) -> None:
     assert "blackjack" not in text and "coinflip" not in text
     assert "no automatic top-ups or" not in text  # tables with auto-rebuy exist: say where
     assert "autorebuy" in text.replace("`", "").replace("-", "")
+
+
+def test_every_page_states_the_absent_player_settings_the_table_uses() -> None:
+    settings = TableSettings()
+    words = {1: "one", 2: "two", 3: "three"}
+    for version in rules.VERSIONS:
+        text = rules.text(version)
+        assert f"when {words[settings.absent_timeouts]} of your turns in a row time out" in text
+        assert f"after {settings.sit_out_leave_seconds / 60:g} minutes sat out" in text
