@@ -5,6 +5,7 @@
     felt service NAME    run one service in the foreground
     felt status          ask each service's /readyz and print the answers
     felt services        list the installed services and their ports
+    felt table list|create|close   manage the running room's tables (tables_cli.py)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from felt_runtime import catalog, infra
+from felt_runtime import catalog, infra, tables_cli
 from felt_runtime.settings import DEFAULT_NATS_PORT, DEFAULT_REDIS_PORT, Settings
 
 
@@ -140,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("name", choices=list(catalog.SERVICES))
     sub.add_parser("status", help="readiness of every installed service")
     sub.add_parser("services", help="list installed services")
+    tables_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.cmd == "table":
+        return tables_cli.run(args)
     if args.cmd == "up":
         return up()
     if args.cmd == "infra":

@@ -71,12 +71,13 @@ async def get_rules(rules_version: Annotated[str, Query(alias="rulesVersion", ma
 @router.get("/tables", response_model=TablesOut, summary="The public table list")
 async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, Query(description="only tables admitting this kind")] = None) -> dict[str, Any]:
     """Every table: profile (`rulesVersion`), blinds/antes, min/max buy-in, capacity, admission,
-    seats taken, whether a hand runs."""
+    seats taken, whether a hand runs, limits (`maxHands`, `closesAt`), `handsPlayed` and `closed`."""
     result: TableList = await bus(request).call(subjects.TABLE_LIST, ListTables(kind=kind), TableList)
     tables = []
     for t in result.tables:
         entry = camel(t.config)
-        entry.update(players=t.players, seatsTaken=t.players, handRunning=t.hand_running, handId=t.hand_id, lastSeq=t.last_seq)
+        entry.update(players=t.players, seatsTaken=t.players, handRunning=t.hand_running, handId=t.hand_id, lastSeq=t.last_seq,
+                     handsPlayed=t.hands_played, closed=t.closed)
         tables.append(entry)
     return {"tables": tables}
 

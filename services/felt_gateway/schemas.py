@@ -252,6 +252,8 @@ class LobbyTable(twin(TableConfig)):  # type: ignore[misc]
     handRunning: bool
     handId: str | None = None
     lastSeq: int = 0
+    handsPlayed: int = 0
+    closed: bool = False
 
 
 class TablesOut(BaseModel):

@@ -16,7 +16,7 @@ from felt_contracts.timer import DeadlineKind
 from felt_engine.errors import IllegalAction
 from felt_engine.hand import leave as engine_leave
 from felt_runtime.bus import BusError
-from felt_table import ending, hands, sessions
+from felt_table import closing, ending, hands, sessions
 from felt_table.recovery import paused
 from felt_table.table import Seat, Table, engine_error
 from felt_table.views import view
@@ -42,6 +42,7 @@ def default_buy_in(lo: int, hi: int, available: int) -> int:
 
 
 async def join(t: Table, c: Join) -> TableResult:
+    closing.refuse_if_closing(t)
     adm = t.config.admission
     if (adm is Admission.AGENTS_ONLY and c.kind is not ParticipantKind.AGENT) or (
             adm is Admission.HUMANS_ONLY and c.kind is not ParticipantKind.HUMAN):
@@ -151,6 +152,7 @@ async def start(t: Table, c: Start) -> TableResult:
     s = t.require_seat(c.participant_id)
     if t.config.start_mode is not StartMode.EXPLICIT:
         raise BusError(ErrorCode.CONFLICT, "this table starts hands automatically", reason="auto_start")
+    closing.refuse_if_closing(t)
     if t.hand_running:
         raise BusError(ErrorCode.CONFLICT, "a hand is running", reason="hand_running")
     if not t.can_deal:
