@@ -7,6 +7,9 @@ import re
 
 import pytest
 
+from pydantic.alias_generators import to_camel
+
+from felt_contracts.table import TableConfig
 from felt_gateway import rules
 from felt_table.lobby import DEFAULT_TABLES
 from felt_table.settings import TableSettings
@@ -36,3 +39,10 @@ def test_every_page_states_the_absent_player_settings_the_table_uses() -> None:
         text = rules.text(version)
         assert f"when {words[settings.absent_timeouts]} of your turns in a row time out" in text
         assert f"after {settings.sit_out_leave_seconds / 60:g} minutes sat out" in text
+
+
+def test_every_page_names_the_room_limits_the_config_has() -> None:
+    for version in rules.VERSIONS:
+        text = rules.text(version)
+        for name in ("max_hands", "closes_at", "auto_rebuy", "start_mode", "admission"):
+            assert name in TableConfig.model_fields and f"`{to_camel(name)}`" in text, (version, name)
