@@ -29,5 +29,6 @@ class ErrorCode(StrEnum):
     TABLE_FULL = "table_full"
     ALREADY_SEATED = "already_seated"
     ADMISSION = "admission"
+    TABLE_CLOSED = "table_closed"  # the table reached its hand or time limit, or an operator closed it
     # chat
     INVALID_MESSAGE = "invalid_message"  # chat text empty or too long after cleaning

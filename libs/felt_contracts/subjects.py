@@ -57,6 +57,7 @@ def timer_bank_started(owner: str) -> str:
 TABLE_QUEUE = "felt-table"
 TABLE_LIST = "felt.table.list"
 TABLE_CREATE = "felt.table.create"  # operators: create a table
+TABLE_CLOSE = "felt.table.close"  # operators: close a table (after the hand in progress)
 
 
 def table_command(table_id: str) -> str:

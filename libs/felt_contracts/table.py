@@ -3,7 +3,9 @@ the per-viewer snapshot, the numbered table events and the hand history.
 
 Subjects (felt_contracts.subjects):
 - `TABLE_LIST` (request/reply): `ListTables` -> `TableList`.
-- `TABLE_CREATE` (request/reply, operators): `CreateTable` -> `TableSummary`.
+- `TABLE_CREATE` (request/reply, operators): `CreateTable` -> `TableSummary` (a bad config:
+  `malformed`, `details.field` names the field at fault).
+- `TABLE_CLOSE` (request/reply, operators): `CloseTable` -> `TableSummary`.
 - `table_command(table_id)` (request/reply): `TableRequest` (one of the commands below in
   `command`, discriminated by `type`) -> `TableResult`. Every command of a table goes through
   that table's one ordered queue (the actor).
@@ -81,6 +83,11 @@ class TableConfig(Message):
     # a per-player time bank (extra seconds used only when the turn clock expires, refilled once
     # per hand); None: off. Refused for nlhe-1 and ante-nl-1, whose texts fix the 30 s turn clock.
     time_bank: TimeBankPolicy | None = None
+    # a room limited by hands or time (seed 001): after `max_hands` settled hands, or once
+    # `closes_at` (UTC) has passed, the hand in progress finishes, every seat is cashed out,
+    # `table_closed` is published and joins are refused (`table_closed`). None: no limit.
+    max_hands: Annotated[int, Field(ge=1, le=10**9)] | None = None
+    closes_at: datetime | None = None
 
 
 class SeatSummary(Message):
@@ -101,6 +108,8 @@ class TableSummary(Message):
     hand_running: bool
     hand_id: str | None = None
     last_seq: int = 0
+    hands_played: int = 0  # settled hands (what `config.max_hands` counts)
+    closed: bool = False  # closed for good: no seats, no hands, joins refused
 
 
 # --- lobby ------------------------------------------------------------------------------------
@@ -120,6 +129,13 @@ class CreateTable(Request):
     """On `TABLE_CREATE` (operators): create a table; conflict if the id exists."""
 
     config: TableConfig
+
+
+class CloseTable(Request):
+    """On `TABLE_CLOSE` (operators): close a table after the hand in progress (every seat cashed
+    out, `table_closed` published, joins refused); `not_found` for an unknown id."""
+
+    table_id: TableId
 
 
 # --- commands (inside TableRequest.command, discriminated by `type`) ------------------------
@@ -367,6 +383,8 @@ class TableView(Message):
     seats: tuple[SeatSummary, ...] = ()
     hand: HandView | None = None
     next_hand_at: datetime | None = None  # auto-start tables: end of the intermission
+    hands_played: int = 0  # settled hands (what `config.max_hands` counts)
+    closed: bool = False  # the table closed (its limit, or an operator): joins are refused
     paused: str | None = None  # e.g. "waiting for the wallet": no hand is dealt until it answers
 
 
@@ -388,7 +406,7 @@ class TurnInfo(Message):
 class TableEvent(Event):
     """One numbered table event. `kind` is one of:
     table: seated, waiting, ready, sit_out, sit_in, left, disconnected, reconnected, rebuy,
-      auto_rebuy, session_closed, table_reset, hand_cancelled, start_refused, leaving,
+      auto_rebuy, session_closed, table_reset, table_closed, hand_cancelled, start_refused, leaving,
       paused / resumed (`detail`: "waiting for the wallet" / "the wallet answers"),
       stack_reconciled (a stack set to the wallet's reserve `amount`; `detail`: what it was);
     hand (engine operations, same names): hand_start, post_ante, post_blind, deal_hole,

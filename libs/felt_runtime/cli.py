@@ -8,6 +8,7 @@
     felt bots --table ID --level hard --count 3
                          seat bots at a table (asks the running bots service); without
                          --table: list the running bots
+    felt table list|create|close   manage the running room's tables (tables_cli.py)
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from felt_runtime import catalog, infra
+from felt_runtime import catalog, infra, tables_cli
 from felt_runtime.settings import DEFAULT_NATS_PORT, DEFAULT_REDIS_PORT, Settings
 
 
@@ -180,7 +181,10 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("--table", help="table id (omit to list the running bots)")
     add.add_argument("--level", choices=["easy", "normal", "hard"], default="normal")
     add.add_argument("--count", type=int, default=1, choices=range(1, 10), metavar="1..9")
+    tables_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.cmd == "table":
+        return tables_cli.run(args)
     if args.cmd == "up":
         return up()
     if args.cmd == "infra":

@@ -20,6 +20,7 @@ from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
 from felt_gateway.idempotency import Idempotency
 from felt_gateway.identity import Identity
+from felt_gateway.chat_members import ChatMembers
 from felt_gateway.presence import Presence
 from felt_gateway.settings import GatewaySettings
 from felt_runtime.bus import make_broker, responder
@@ -77,6 +78,7 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     app.state.bus = bus
     app.state.hub = Hub(broker, linger=gw.feed_linger_seconds)
     app.state.presence = Presence(bus)
+    app.state.chat_members = ChatMembers(bus)
     app.state.identity = Identity(engine, broker, token_ttl=gw.token_ttl_seconds, timeout=settings.request_timeout,
                                   cache_seconds=gw.auth_cache_seconds)
     app.state.idempotency = Idempotency(redis, gw.idempotency_ttl_seconds)

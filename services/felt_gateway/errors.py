@@ -25,6 +25,7 @@ STATUS: dict[str, int] = {
     ErrorCode.UNAUTHORIZED: 401,
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.ADMISSION: 403,
+    ErrorCode.TABLE_CLOSED: 409,
     ErrorCode.LIMIT_EXCEEDED: 403,
     ErrorCode.FROZEN: 403,
     ErrorCode.NOT_FOUND: 404,

@@ -197,12 +197,12 @@ class Identity:
             rows = (await conn.execute(
                 sa.select(participants).where(participants.c.owner_id == owner_id).order_by(participants.c.created_at, participants.c.id)
             )).all()
-        return [ParticipantRow(r.id, r.owner_id, r.kind, r.name, r.created_at) for r in rows]
+        return [ParticipantRow(r.id, r.owner_id, r.kind, r.name, _aware(r.created_at)) for r in rows]
 
     async def participant(self, participant_id: str) -> ParticipantRow | None:
         async with self.engine.connect() as conn:
             r = (await conn.execute(sa.select(participants).where(participants.c.id == participant_id))).first()
-        return ParticipantRow(r.id, r.owner_id, r.kind, r.name, r.created_at) if r else None
+        return ParticipantRow(r.id, r.owner_id, r.kind, r.name, _aware(r.created_at)) if r else None
 
     async def create_agent(self, owner_id: str, name: str) -> tuple[ParticipantRow, str]:
         """A new AGENT participant of `owner_id` with its wallet account and first API key."""

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from felt_contracts import subjects
-from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatJoin, ChatLeave, ChatMembership, ChatPost, ChatPosted, ChatRole
+from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatPost, ChatPosted, ChatRole
 from felt_contracts.errors import ErrorCode
 from felt_contracts.limits import CapChange, FreezeState, LimitsFreeze, LimitsGet, LimitsSetCap, LimitsState, Scope
 from felt_contracts.table import GetEvents, GetHand, GetView, ListHands, ListTables, ParticipantKind, TableList
@@ -25,14 +25,16 @@ from felt_contracts.wallet import Balance, BalanceQuery, Leaderboard, Leaderboar
 from felt_engine.profiles import get_profile
 from felt_gateway import commands, rules
 from felt_gateway.auth import Who
+from felt_gateway.chat_members import ChatMembers
 from felt_gateway.clients import Bus, check_table_id
 from felt_gateway.errors import RESPONSES, ApiError, from_bus
 from felt_gateway.hub import Hub
 from felt_gateway.idempotency import Idempotency, Outcome, fingerprint
 from felt_gateway.identity import Principal, names_of
 from felt_gateway.schemas import (
-    ActionBody, AutoRebuyBody, CapBody, ChatBody, ChatOut, CommandOut, EventsOut, FreezeBody, JoinBody, Loose,
-    PreActionBody, RulesOut, ShowBody, TableEnvelope, TablesOut, camel,
+    ActionBody, AutoRebuyBody, BalanceOut, CapBody, CapChangeOut, ChatBody, ChatOut, ChatPostedOut, CommandOut, EventsOut,
+    FreezeBody, FreezeOut, HandOut, HandsOut, JoinBody, LeaderboardOut, LimitsOut, PreActionBody, RulesOut, SessionsOut,
+    ShowBody, TableEnvelope, TablesOut, camel,
 )
 from felt_runtime.bus import BusError
 
@@ -46,13 +48,8 @@ def bus(request: Request) -> Bus:
     return request.app.state.bus
 
 
-async def chat_member(request: Request, table_id: str, participant_id: str, role: ChatRole) -> None:
-    """Tell chat that the participant sits at / watches the table (best effort: chat never
-    blocks or undoes a poker action)."""
-    try:
-        await bus(request).call(subjects.CHAT_JOIN, ChatJoin(table_id=table_id, participant_id=participant_id, role=role), ChatMembership, timeout=2)
-    except BusError:
-        pass
+def chat_members(request: Request) -> ChatMembers:
+    return request.app.state.chat_members
 
 
 def command_out(result: Any) -> dict[str, Any]:
@@ -76,13 +73,14 @@ async def get_rules(rules_version: Annotated[str, Query(alias="rulesVersion", ma
 async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, Query(description="only tables admitting this kind")] = None) -> dict[str, Any]:
     """Every table: profile (`rulesVersion`), betting `structure` (the profile's default when the
     table names none), blinds/antes, min/max buy-in, capacity, admission, seats taken, whether a
-    hand runs."""
+    hand runs, limits (`maxHands`, `closesAt`), `handsPlayed` and `closed`."""
     result: TableList = await bus(request).call(subjects.TABLE_LIST, ListTables(kind=kind), TableList)
     tables = []
     for t in result.tables:
         entry = camel(t.config)
         entry["structure"] = t.config.structure or get_profile(t.config.rules_version).default_structure.value
-        entry.update(players=t.players, seatsTaken=t.players, handRunning=t.hand_running, handId=t.hand_id, lastSeq=t.last_seq)
+        entry.update(players=t.players, seatsTaken=t.players, handRunning=t.hand_running, handId=t.hand_id, lastSeq=t.last_seq,
+                     handsPlayed=t.hands_played, closed=t.closed)
         tables.append(entry)
     return {"tables": tables}
 
@@ -101,7 +99,7 @@ async def join(request: Request, table_id: str, body: JoinBody, who: Who, idempo
     check_table_id(table_id)
     result = await bus(request).table(table_id, commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy),
                                       message_id=table_message_id("join", who, idempotency_key))
-    await chat_member(request, table_id, who.participant_id, ChatRole.SEATED)
+    await chat_members(request).join(table_id, who.participant_id, ChatRole.SEATED)
     return command_out(result)
 
 
@@ -118,12 +116,8 @@ async def leave(request: Request, table_id: str, who: Who, idempotency_key: Idem
     stack returned when the hand settles). With an `Idempotency-Key`, a retry gets the first result."""
     result = await bus(request).table(table_id, commands.command(who, "leave"),
                                       message_id=table_message_id("leave", who, idempotency_key))
-    presence = request.app.state.presence
-    if not presence.watching(table_id, who.participant_id):
-        try:
-            await bus(request).call(subjects.CHAT_LEAVE, ChatLeave(table_id=table_id, participant_id=who.participant_id), ChatMembership, timeout=2)
-        except BusError:
-            pass
+    if not request.app.state.presence.watching(table_id, who.participant_id):
+        await chat_members(request).leave(table_id, who.participant_id)
     return command_out(result)
 
 
@@ -214,7 +208,8 @@ async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     unavailable), your hole cards, the deadline and the hand's `rulesVersion`. Another
     participant's cards are never included unless revealed."""
     result = await bus(request).table(table_id, GetView(viewer=who.participant_id))
-    return {"table": camel(result.view) if result.view is not None else {}}
+    await chat_members(request).watched(table_id, who.participant_id)
+    return {"table": camel(result.view)}
 
 
 @router.get("/tables/{table_id}/events", response_model=EventsOut, summary="Numbered events (long-poll)")
@@ -234,6 +229,7 @@ async def events(
     wait = min(wait, request.app.state.gw.longpoll_max_seconds)
     deadline = time.monotonic() + wait
     feed = await hub.watch(table_id, wake)  # subscribed before anything is fetched
+    await chat_members(request).watched(table_id, me)
     try:
         cursor = after
         while True:
@@ -262,7 +258,7 @@ async def events(
         hub.unwatch(feed, wake)
 
 
-@router.get("/tables/{table_id}/hands", response_model=Loose, summary="Finished hands of a table")
+@router.get("/tables/{table_id}/hands", response_model=HandsOut, summary="Finished hands of a table")
 async def hands(request: Request, table_id: str, who: Who, mine: bool = False,
                 limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
     """Finished hands, newest first (`mine=true`: only those you played)."""
@@ -304,7 +300,7 @@ async def hand_phh(request: Request, hand_id: str, who: Who, table_id: TableQuer
     return PlainTextResponse(hand.phh or "", media_type="text/plain; charset=utf-8")
 
 
-@router.get("/hands/{hand_id}", response_model=Loose, summary="A hand history (JSON)")
+@router.get("/hands/{hand_id}", response_model=HandOut, summary="A hand history (JSON)")
 async def hand_json(request: Request, hand_id: str, who: Who, table_id: TableQuery = None) -> dict[str, Any]:
     """A finished hand as you may see it: your cards, and others' only when shown."""
     if hand_id.endswith(".phh"):
@@ -325,7 +321,7 @@ async def chat_history(request: Request, table_id: str, who: Who,
     return {"tableId": table_id, "messages": camel(page.messages), "hasMore": page.has_more}
 
 
-@router.post("/tables/{table_id}/chat", response_model=Loose, summary="Say something at the table")
+@router.post("/tables/{table_id}/chat", response_model=ChatPostedOut, summary="Say something at the table")
 async def chat_post(request: Request, table_id: str, body: ChatBody, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """Public speech while seated or watching: at most 500 characters, throttled (429 with
     Retry-After)."""
@@ -339,13 +335,13 @@ async def chat_post(request: Request, table_id: str, body: ChatBody, who: Who, i
 # --- money -------------------------------------------------------------------------------------
 
 
-@router.get("/balance", response_model=Loose, summary="Your balance")
+@router.get("/balance", response_model=BalanceOut, summary="Your balance")
 async def balance(request: Request, who: Who) -> dict[str, Any]:
     """Available, reserved at tables and in play (escrow of open hands), separately."""
     return camel(await bus(request).call(subjects.WALLET_BALANCE, BalanceQuery(account_id=who.participant_id), Balance))
 
 
-@router.get("/leaderboard", response_model=Loose, summary="The leaderboard")
+@router.get("/leaderboard", response_model=LeaderboardOut, summary="The leaderboard")
 async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:  # noqa: ARG001
     """Participants by total chips (available + reserved; escrow excluded)."""
     board: Leaderboard = await bus(request).call(subjects.WALLET_LEADERBOARD, LeaderboardQuery(limit=limit), Leaderboard)
@@ -357,7 +353,7 @@ async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge
     return {"entries": entries}
 
 
-@router.get("/sessions", response_model=Loose, summary="Your table sessions")
+@router.get("/sessions", response_model=SessionsOut, summary="Your table sessions")
 async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
     """History: buy-in, cash-out, net and gross wagers per table session."""
     return camel(await bus(request).call(subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory))
@@ -370,13 +366,13 @@ async def _limits(request: Request, who: Principal) -> LimitsState:
     return await bus(request).call(subjects.LIMITS_GET, LimitsGet(owner_id=who.owner_id, participant_id=who.participant_id), LimitsState)
 
 
-@router.get("/limits", response_model=Loose, summary="Caps and counters")
+@router.get("/limits", response_model=LimitsOut, summary="Caps and counters")
 async def get_limits(request: Request, who: Who) -> dict[str, Any]:
     """Owner and participant caps, what is used (UTC day), headroom, pending raises, freezes."""
     return camel(await _limits(request, who))
 
 
-@router.post("/limits/caps", response_model=Loose, summary="Lower or raise a cap")
+@router.post("/limits/caps", response_model=CapChangeOut, summary="Lower or raise a cap")
 async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
     """Lowering applies at once; raising waits for the cool-off. An agent's key may lower
     caps; raising needs the owner's login token."""
@@ -392,7 +388,7 @@ async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
     return camel(change)
 
 
-@router.post("/limits/freeze", response_model=Loose, summary="Freeze (or unfreeze) new risk")
+@router.post("/limits/freeze", response_model=FreezeOut, summary="Freeze (or unfreeze) new risk")
 async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]:
     """Freezing stops new risk at once; accepted obligations still settle. Unfreezing needs the
     owner's login token."""

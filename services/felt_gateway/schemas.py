@@ -1,15 +1,23 @@
-"""REST shapes (the gateway's own; they never cross the bus): camelCase JSON per seed 004."""
+"""REST shapes: camelCase JSON per seed 004. Request bodies and the gateway's own envelopes are
+defined here; every bus model a response carries (table view, events, balance, limits...) is
+its contract model's camelCase twin (`twin`), so felt_contracts stays the one definition."""
 
 from __future__ import annotations
 
+import copy as _copy
+import functools
+import types
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, StrictBool, create_model, model_validator
 from pydantic.alias_generators import to_camel
 
-from felt_contracts.limits import LimitName, Scope
+from felt_contracts.chat import ChatMessage, ChatPosted
+from felt_contracts.limits import CapChange, FreezeState, LimitName, LimitsState, Scope
+from felt_contracts.table import HandHistory, HandSummary, TableConfig, TableEvent, TableView
+from felt_contracts.wallet import Balance, SessionHistory
 
 
 def camel(value: Any) -> Any:
@@ -26,6 +34,42 @@ def camel(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     return value
+
+
+#: datetimes as `camel` writes them (`isoformat()`: `+00:00`, not pydantic's `Z`)
+IsoDatetime = Annotated[datetime, PlainSerializer(lambda v: v.isoformat(), return_type=str, when_used="json")]
+
+
+def _twin_type(annotation: Any) -> Any:
+    """`annotation` with every bus model in it replaced by its twin (unions, containers,
+    `Annotated` keep their shape and constraints)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return twin(annotation)
+    if annotation is datetime:
+        return IsoDatetime
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is None or origin is Literal or not args:
+        return annotation
+    if origin is Annotated:
+        return Annotated[(_twin_type(args[0]), *annotation.__metadata__)]  # type: ignore[valid-type]
+    mapped = tuple(a if a is Ellipsis else _twin_type(a) for a in args)
+    if origin in (Union, types.UnionType):
+        return Union[mapped]  # noqa: UP007
+    return origin[mapped if len(mapped) > 1 else mapped[0]]
+
+
+@functools.cache
+def twin(model: type[BaseModel]) -> type[BaseModel]:
+    """The camelCase response model of a bus model: the same fields, types and defaults, JSON
+    names camel-cased (snake_case accepted when validating), nested bus models twinned too —
+    exactly the JSON `camel` writes, now described in the OpenAPI document."""
+    fields: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        copy = _copy.copy(info)
+        copy.annotation = _twin_type(info.annotation)
+        fields[name] = (copy.annotation, copy)
+    return create_model(model.__name__, __config__=ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid"),
+                        __doc__=model.__doc__, __module__=__name__, **fields)
 
 
 class Body(BaseModel):
@@ -176,14 +220,12 @@ class FreezeBody(Body):
     reason: Annotated[str, Field(max_length=500, pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$")] = ""
 
 
-class Loose(BaseModel):
-    """A camelCase rendering of a bus model (see the table/wallet/limits contracts)."""
-
-    model_config = ConfigDict(extra="allow")
+TableViewOut = twin(TableView)
+TableEventOut = twin(TableEvent)
 
 
 class TableEnvelope(BaseModel):
-    table: dict[str, Any] = Field(description="seed 004 `table`: yourSeatId, hand.actorSeatId, hand.legalActions, ...")
+    table: TableViewOut = Field(description="seed 004 `table`: yourSeatId, hand.actorSeatId, hand.legalActions, ...")  # type: ignore[valid-type]
 
 
 class CommandOut(BaseModel):
@@ -191,7 +233,7 @@ class CommandOut(BaseModel):
     seq: int
     seat: int | None = None
     buyIn: int | None = Field(default=None, description="join: the chips you brought (null where the balance plays)")
-    table: dict[str, Any] | None = None
+    table: TableViewOut | None = None  # type: ignore[valid-type]
     replayed: bool = False
 
 
@@ -199,14 +241,52 @@ class EventsOut(BaseModel):
     tableId: str
     after: int
     lastSeq: int
-    events: list[dict[str, Any]]
+    events: list[TableEventOut]  # type: ignore[valid-type]
+
+
+class LobbyTable(twin(TableConfig)):  # type: ignore[misc]
+    """A table's configuration plus what is happening at it."""
+
+    players: int
+    seatsTaken: int
+    handRunning: bool
+    handId: str | None = None
+    lastSeq: int = 0
+    handsPlayed: int = 0
+    closed: bool = False
 
 
 class TablesOut(BaseModel):
-    tables: list[dict[str, Any]]
+    tables: list[LobbyTable]
+
+
+class HandsOut(BaseModel):
+    tableId: str
+    hands: list[twin(HandSummary)]  # type: ignore[valid-type]
 
 
 class ChatOut(BaseModel):
     tableId: str
-    messages: list[dict[str, Any]]
+    messages: list[twin(ChatMessage)]  # type: ignore[valid-type]
     hasMore: bool = False
+
+
+class LeaderboardEntryOut(BaseModel):
+    rank: int
+    participantId: str
+    name: str
+    kind: Literal["HUMAN", "AGENT"] | None
+    total: int
+
+
+class LeaderboardOut(BaseModel):
+    entries: list[LeaderboardEntryOut]
+
+
+HandOut = twin(HandHistory)
+ChatPostedOut = twin(ChatPosted)
+BalanceOut = twin(Balance)
+SessionsOut = twin(SessionHistory)
+LimitsOut = twin(LimitsState)
+CapChangeOut = twin(CapChange)
+FreezeOut = twin(FreezeState)

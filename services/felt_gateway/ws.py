@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from felt_contracts import subjects
-from felt_contracts.chat import ChatJoin, ChatMembership, ChatMessageEvent, ChatPost, ChatPosted, ChatRole
+from felt_contracts.chat import ChatMessageEvent, ChatPost, ChatPosted, ChatRole
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import GetEvents, GetView
 from felt_gateway import commands, frames as F
@@ -34,6 +34,7 @@ from felt_gateway.clients import Bus
 from felt_gateway.errors import ApiError
 from felt_gateway.hub import Feed, Hub, Read, Waker, frame_text
 from felt_gateway.identity import Identity, Principal
+from felt_gateway.chat_members import ChatMembers
 from felt_gateway.presence import Presence
 from felt_gateway.schemas import camel
 from felt_gateway.settings import GatewaySettings
@@ -86,6 +87,7 @@ class Connection:
         self.bus: Bus = state.bus
         self.hub: Hub = state.hub
         self.presence: Presence = state.presence
+        self.chat_members: ChatMembers = state.chat_members
         self.who: Principal | None = None
         self.tables: dict[str, TableSub] = {}
         self.lock = asyncio.Lock()
@@ -263,8 +265,7 @@ class Connection:
 
     async def chat_join(self, table_id: str, role: ChatRole) -> None:
         assert self.who is not None
-        with contextlib.suppress(BusError):
-            await self.bus.call(subjects.CHAT_JOIN, ChatJoin(table_id=table_id, participant_id=self.who.participant_id, role=role), ChatMembership, timeout=2)
+        await self.chat_members.join(table_id, self.who.participant_id, role)
 
     # --- table subscriptions --------------------------------------------------------------
 

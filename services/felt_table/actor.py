@@ -22,7 +22,7 @@ from typing import Any
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import TableConfig, TableResult, TableSummary
 from felt_runtime.bus import BusError
-from felt_table import hands, play, recovery, seating, views
+from felt_table import closing, hands, play, recovery, seating, views
 from felt_table.deadlines import Fired
 from felt_table.recovery import Do
 from felt_table.deps import Deps
@@ -40,6 +40,11 @@ async def fired(t: Table, f: Fired) -> TableResult:
         return await play.turn_over(t, f.payload)
     if k == "grace":
         return await seating.grace_over(t, f.payload)
+    if k == "closes_at":
+        await closing.closes_at_came(t)
+        return t.result()
+    if k == "absent":
+        return await seating.absent_over(t, f.payload)
     if k == "intermission":
         await hands.intermission_over(t, int(f.payload.get("e", -1)))
         return t.result()
@@ -107,7 +112,11 @@ class TableActor:
         await self.table.timers.stop()
 
     async def reset(self) -> None:
-        await seating.reset(self.table)
+        t = self.table
+        await seating.reset(t)
+        t.hands_played = await t.deps.store.hands_played(t.tid)
+        t.closed = closing.reason(t) is not None  # closed while away: the reset cashed every seat out
+        await closing.schedule(t)
 
     def summary(self) -> TableSummary:
         return views.summary(self.table)

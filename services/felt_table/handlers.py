@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import CreateTable, ListTables, TableList, TableRequest, TableResult, TableSummary
+from felt_contracts.table import CloseTable, CreateTable, ListTables, TableList, TableRequest, TableResult, TableSummary
 from felt_contracts.timer import TimeBankStarted, TimerFired
 from felt_runtime.bus import BusError, declare_contract, responder
 from felt_table.deadlines import BankStarted, Fired
@@ -39,6 +39,11 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
     async def create_table(req: CreateTable) -> TableSummary:
         """Operators: create a table (persisted; reset like the others on restart)."""
         return await rooms.create(req.config)
+
+    @responder(broker, subjects.TABLE_CLOSE, CloseTable, queue=q)
+    async def close_table(req: CloseTable) -> TableSummary:
+        """Operators: close a table after the hand in progress (every seat cashed out, `table_closed`)."""
+        return await rooms.close(req.table_id)
 
     @responder(broker, subjects.table_command("*"), TableRequest, queue=q, fast=True, max_in_flight=4096)
     async def table_command(req: TableRequest) -> TableResult:

@@ -26,7 +26,7 @@ from felt_engine.preactions import auto_action, set_preaction
 from felt_runtime.bus import BusError
 from felt_contracts.wallet import Payout, Settle
 from felt_engine.state import HandState
-from felt_table import ending, history, recovery, sessions
+from felt_table import closing, ending, history, recovery, sessions
 from felt_table.deadlines import bank_use
 from felt_table.table import Table, now
 from felt_table.views import legal_model
@@ -35,7 +35,10 @@ log = logging.getLogger("felt.table.hands")
 
 
 async def schedule_next_hand(t: Table) -> None:
-    """Auto-start tables: set the intermission deadline once two players can play."""
+    """Auto-start tables: set the intermission deadline once two players can play. A table due
+    to close (its hand or time limit, an operator) closes here instead."""
+    if await closing.close_if_due(t):
+        return
     if t.config.start_mode is not StartMode.AUTO or t.hand_running or t.next_hand_at is not None or not t.can_deal:
         return
     if len(t.eligible(need_ready=False)) < 2:
@@ -59,7 +62,7 @@ async def intermission_over(t: Table, epoch: int) -> None:
 async def deal(t: Table, *, need_ready: bool) -> bool:
     """Start a hand with the eligible players; False if fewer than two can play, or if the
     table must wait (the last hand's end unanswered, or a service did not answer)."""
-    if not t.can_deal:
+    if not t.can_deal or t.closed or closing.reason(t) is not None:
         return False
     hand_id = f"{t.tid}-{uuid.uuid4().hex[:16]}"
     try:
@@ -249,6 +252,7 @@ async def finish(t: Table) -> None:
             bucket = returns if op.detail in ("uncalled", "refund") else payouts
             bucket[pid] = bucket.get(pid, 0) + op.amount
     t.events.finished_hand = _record(t, st, "settled")
+    t.hands_played += 1
     t.deadline = None
     t.end_bank_run()
     for i, seat in enumerate(st.seats):  # stacks after the hand
@@ -306,7 +310,7 @@ async def after_hand(t: Table) -> None:
         if exc is not None and exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
             await sessions.close(t, s, reason="limit")
             continue
-        if not t.balance_plays and s.stack == 0 and not s.auto_rebuy:
+        if not t.balance_plays and s.stack == 0 and not await sessions.can_rebuy(t, s):
             await sessions.close(t, s, reason="busted")
     # everyone who played is free to go elsewhere once the hand settled
     for pid in t.hand_participants.values():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from felt_contracts.table import Admission, StartMode, TableConfig
 from felt_engine.errors import ConfigError
@@ -44,25 +45,37 @@ def stakes_of(cfg: TableConfig) -> TableStakes:
                        Structure(cfg.structure) if cfg.structure else None)
 
 
-def check_config(cfg: TableConfig) -> str | None:
-    """None when the config is usable, else what is wrong."""
+class Problem(NamedTuple):
+    """What is wrong with a table configuration: the field at fault and why."""
+
+    field: str
+    message: str
+
+
+def check_config(cfg: TableConfig) -> Problem | None:
+    """None when the config is usable, else the field at fault and what is wrong."""
     if not TABLE_ID.match(cfg.table_id):
-        return "table_id must match [a-z0-9][a-z0-9_-]{0,63}"
+        return Problem("table_id", "table_id must match [a-z0-9][a-z0-9_-]{0,63}")
     try:
         profile = get_profile(cfg.rules_version)
+    except (ConfigError, ValueError) as exc:
+        return Problem("rules_version", str(exc))
+    try:
         validate_stakes(profile, stakes_of(cfg))
     except (ConfigError, ValueError) as exc:
-        return str(exc)
+        return Problem("stakes", f"stakes (blinds, ante, buy-in range, structure): {exc}")
     if not profile.min_seats <= cfg.seats <= min(profile.max_seats, 10):
-        return f"seats must be {profile.min_seats}..{profile.max_seats}"
+        return Problem("seats", f"seats must be {profile.min_seats}..{profile.max_seats}")
     for name in ("turn_seconds", "intermission_seconds"):
         v = getattr(cfg, name)
         if v is not None and not 0 < v <= 3600:
-            return f"{name} must be in (0, 3600]"
+            return Problem(name, f"{name} must be in (0, 3600]")
     if cfg.auto_rebuy and profile.money != "buy_in":
-        return "auto_rebuy needs a buy-in table"
+        return Problem("auto_rebuy", "auto_rebuy needs a buy-in table")
+    if cfg.closes_at is not None and cfg.closes_at.utcoffset() is None:
+        return Problem("closes_at", "closes_at needs a UTC offset (e.g. 2026-12-01T18:00:00Z)")
     if cfg.time_bank is not None and cfg.rules_version in FIXED_TURN_CLOCK:
-        return f"time_bank is not allowed for {cfg.rules_version}: its rules fix the turn clock at 30 s"
+        return Problem("time_bank", f"time_bank is not allowed for {cfg.rules_version}: its rules fix the turn clock at 30 s")
     return None
 
 
@@ -75,5 +88,5 @@ def load_tables(default: bool, path: str) -> list[TableConfig]:
     for cfg in tables.values():
         problem = check_config(cfg)
         if problem:
-            raise ValueError(f"table {cfg.table_id}: {problem}")
+            raise ValueError(f"table {cfg.table_id}: {problem.message}")
     return list(tables.values())

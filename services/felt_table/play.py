@@ -17,7 +17,7 @@ from felt_engine.hand import apply, show as engine_show, timeout as engine_timeo
 from felt_engine.preactions import auto_action, set_preaction
 from felt_engine.state import HandState
 from felt_runtime.bus import BusError
-from felt_table import hands
+from felt_table import hands, seating
 from felt_table.deadlines import BankStarted
 from felt_table.table import BankRun, Seat, Table, engine_error
 from felt_table.views import legal_model, view
@@ -75,6 +75,7 @@ async def act(t: Table, c: Act) -> TableResult:
         wager = sum(op.amount for op in nxt.ops if op.kind in COMMIT_KINDS and op.seat == s.seat)
         if wager > 0:
             await t.sessions.allow_wager(s, st.hand_id or "", t.wallet.commit_seq, wager)
+    s.timeouts = 0
     await hands.step(t, nxt)
     return t.result(view=view(t, c.participant_id))
 
@@ -124,6 +125,7 @@ async def turn_over(t: Table, p: dict[str, Any]) -> TableResult:
         t.stale_ignored += 1
         return t.result("stale")
     await hands.step(t, nxt)
+    await seating.timed_out(t, int(p["seat"]), t.hand_participants.get(int(p["seat"])))
     return t.result("timeout")
 
 

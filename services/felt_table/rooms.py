@@ -9,7 +9,9 @@ from felt_contracts.table import Admission, ParticipantKind, TableConfig, TableS
 from felt_runtime.bus import BusError
 from felt_table.actor import TableActor
 from felt_table.deps import Deps
+from felt_table import closing
 from felt_table.lobby import check_config
+from felt_table.recovery import Do
 
 
 class Rooms:
@@ -29,11 +31,19 @@ class Rooms:
     async def create(self, config: TableConfig) -> TableSummary:
         problem = check_config(config)
         if problem:
-            raise BusError(ErrorCode.MALFORMED, problem)
+            raise BusError(ErrorCode.MALFORMED, problem.message, field=problem.field)
         if config.table_id in self.actors:
             raise BusError(ErrorCode.CONFLICT, "a table with this id exists", table_id=config.table_id)
         await self.deps.store.add_table(config.table_id, config.model_dump_json(), datetime.now(UTC))
         return (await self.open(config)).summary()
+
+    async def close(self, table_id: str) -> TableSummary:
+        """Operators: close a table (after the hand in progress, like a reached limit)."""
+        actor = self.actors.get(table_id)
+        if actor is None:
+            raise BusError(ErrorCode.NOT_FOUND, "unknown table", table_id=table_id)
+        await actor.submit(Do(closing.request))
+        return actor.summary()
 
     def summaries(self, kind: ParticipantKind | None) -> list[TableSummary]:
         out = []

@@ -16,7 +16,7 @@ from felt_contracts.timer import DeadlineKind
 from felt_engine.errors import IllegalAction
 from felt_engine.hand import leave as engine_leave
 from felt_runtime.bus import BusError
-from felt_table import ending, hands, sessions
+from felt_table import closing, ending, hands, sessions
 from felt_table.recovery import paused
 from felt_table.table import Seat, Table, engine_error
 from felt_table.views import view
@@ -42,6 +42,7 @@ def default_buy_in(lo: int, hi: int, available: int) -> int:
 
 
 async def join(t: Table, c: Join) -> TableResult:
+    closing.refuse_if_closing(t)
     adm = t.config.admission
     if (adm is Admission.AGENTS_ONLY and c.kind is not ParticipantKind.AGENT) or (
             adm is Admission.HUMANS_ONLY and c.kind is not ParticipantKind.HUMAN):
@@ -102,17 +103,48 @@ async def set_auto_rebuy(t: Table, c: SetAutoRebuy) -> TableResult:
 
 async def sit_out(t: Table, c: SitOut) -> TableResult:
     s = t.require_seat(c.participant_id)
-    s.sitting_out, s.ready = True, False
-    t.emit("sit_out", seat=s.seat, participant_id=s.pid)
+    if not s.sitting_out:
+        await sit_out_seat(t, s, "")
     return t.result()
+
+
+async def sit_out_seat(t: Table, s: Seat, reason: str) -> None:
+    """Not dealt in from the next hand; after `sit_out_leave_seconds` sat out the seat leaves
+    (and is cashed out). `reason`: "" (their choice) or `timeouts` (absent)."""
+    s.sitting_out, s.ready = True, False
+    s.sit_out_epoch += 1
+    await t.timers.schedule(f"absent:{s.pid}", DeadlineKind.OTHER, t.deps.settings.sit_out_leave_seconds,
+                            {"k": "absent", "p": s.pid, "e": s.sit_out_epoch})
+    t.emit("sit_out", seat=s.seat, participant_id=s.pid, detail=reason)
+
+
+async def timed_out(t: Table, seat: int, pid: str | None) -> None:
+    """A turn of this seat timed out: `absent_timeouts` in a row sit it out."""
+    s = t.seats.get(seat)
+    if s is None or s.pid != pid:
+        return
+    s.timeouts += 1
+    if s.timeouts >= t.deps.settings.absent_timeouts and not s.sitting_out and not s.leaving:
+        await sit_out_seat(t, s, "timeouts")
 
 
 async def sit_in(t: Table, c: SitIn) -> TableResult:
     s = t.require_seat(c.participant_id)
-    s.sitting_out = False
+    s.sitting_out, s.timeouts = False, 0
+    s.sit_out_epoch += 1
+    await t.timers.cancel(f"absent:{s.pid}")
     t.emit("sit_in", seat=s.seat, participant_id=s.pid)
     await hands.schedule_next_hand(t)
     return t.result()
+
+
+async def absent_over(t: Table, p: dict[str, Any]) -> TableResult:
+    """Sat out for `sit_out_leave_seconds`: the seat leaves (cashed out) unless it sat in again."""
+    s = t.seat_of(str(p.get("p")))
+    if s is None or not s.sitting_out or s.sit_out_epoch != p.get("e") or s.leaving:
+        t.stale_ignored += 1
+        return t.result("stale")
+    return t.result(await _leave(t, s, "absent"))
 
 
 async def start(t: Table, c: Start) -> TableResult:
@@ -120,6 +152,7 @@ async def start(t: Table, c: Start) -> TableResult:
     s = t.require_seat(c.participant_id)
     if t.config.start_mode is not StartMode.EXPLICIT:
         raise BusError(ErrorCode.CONFLICT, "this table starts hands automatically", reason="auto_start")
+    closing.refuse_if_closing(t)
     if t.hand_running:
         raise BusError(ErrorCode.CONFLICT, "a hand is running", reason="hand_running")
     if not t.can_deal:
@@ -158,7 +191,9 @@ async def _leave(t: Table, s: Seat, reason: str) -> str:
             await hands.step(t, nxt)
         else:
             t.emit("leaving", seat=s.seat, participant_id=s.pid, hand_id=st.hand_id, detail=reason)
-        return "leaving" if s.seat in t.seats else "left"
+        if t.balance_plays and t.seats.get(s.seat) is s:  # ante-nl-1: folded now, no reserve: gone now
+            await sessions.close(t, s, reason=reason)
+        return "leaving" if t.seats.get(s.seat) is s else "left"
     if t.ending is not None:  # the last hand's end is unanswered: the cash-out follows it
         s.leaving = True
         t.emit("leaving", seat=s.seat, participant_id=s.pid, detail=reason)

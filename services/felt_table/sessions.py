@@ -93,11 +93,26 @@ async def top_up(t: Table, s: Seat, hand_id: str) -> None:
         log.info("auto-rebuy refused: %s", exc.message)
 
 
+async def can_rebuy(t: Table, s: Seat) -> bool:
+    """Will auto-rebuy refill this empty stack? Only with auto-rebuy on and a balance to take it
+    from (a wallet that does not answer: assume so, the next deal asks again)."""
+    if not (s.auto_rebuy and t.config.auto_rebuy):
+        return False
+    try:
+        return (await t.wallet.balance(s.pid)).available > 0
+    except BusError as exc:
+        if retryable(exc):
+            return True
+        raise
+
+
 async def close(t: Table, s: Seat, *, reason: str) -> None:
     """Remove a seat between hands (or one not in the hand) and cash its stack out."""
     amount = await t.wallet.cash_out(s.pid, s.session_id) if s.session_id is not None else 0
     t.seats.pop(s.seat, None)
     t.sessions.release(s.pid)
     await t.timers.cancel(f"grace:{s.pid}")
+    if s.sitting_out:
+        await t.timers.cancel(f"absent:{s.pid}")
     t.emit("session_closed" if reason in ("limit", "busted") else "left", seat=s.seat, participant_id=s.pid,
            amount=amount, detail=reason)

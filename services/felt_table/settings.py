@@ -19,4 +19,8 @@ class TableSettings(BaseSettings):
     # retry_max_seconds (small: the table resumes within about that long of the service's return)
     retry_first_seconds: float = Field(default=0.05, gt=0, le=60)
     retry_max_seconds: float = Field(default=1.0, gt=0, le=60)
+    # absent players: this many turn timeouts in a row sit a seat out; a seat sat out this long
+    # (by timeouts or by choice) leaves and is cashed out
+    absent_timeouts: int = Field(default=2, ge=1, le=100)
+    sit_out_leave_seconds: float = Field(default=600.0, gt=0, le=86400)
     recent_commands: int = Field(default=256, ge=1, le=100_000)  # per table: message ids answered again

@@ -75,6 +75,13 @@ class Store:
         async with self.engine.begin() as conn:
             await conn.execute(table_configs.insert().values(table_id=table_id, config=config, created_at=at))
 
+    async def hands_played(self, table_id: str) -> int:
+        """Settled hands of the table (a room limited by hands counts them)."""
+        async with self.engine.connect() as conn:
+            v = (await conn.execute(sa.select(sa.func.count()).select_from(table_hands).where(
+                table_hands.c.table_id == table_id, table_hands.c.status == "settled"))).scalar()
+        return int(v or 0)
+
     async def last_seq(self, table_id: str) -> int:
         async with self.engine.connect() as conn:
             v = (await conn.execute(sa.select(sa.func.max(table_events.c.seq)).where(table_events.c.table_id == table_id))).scalar()

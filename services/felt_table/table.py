@@ -58,6 +58,8 @@ class Seat:
     leaving: bool = False
     auto_rebuy: bool = False
     grace_epoch: int = 0
+    timeouts: int = 0  # turns timed out in a row (an action of their own resets it)
+    sit_out_epoch: int = 0  # which sit-out the leave deadline belongs to
     play_id: str | None = None  # balance tables (no wallet session): the session id limits counts under
 
     @property
@@ -112,6 +114,9 @@ class Table:
         self.needs_reconcile = False  # stacks are re-read from the wallet before the next deal
         self.background: set[asyncio.Task[None]] = set()
         self.post: Callable[[Any], None] = lambda command: None  # into this table's queue (set by the actor)
+        self.hands_played = 0  # settled hands (config.max_hands counts them)
+        self.close_requested = False  # an operator closed the table (closing.py)
+        self.closed = False  # closed for good: no seats, no hands, joins refused
         self.command_id = ""  # the message id of the command being run (ids of what it causes derive from it)
 
     @property

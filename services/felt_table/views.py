@@ -28,7 +28,8 @@ def legal_model(d: dict[str, Any]) -> LegalActions:
 
 def summary(t: Table) -> TableSummary:
     return TableSummary(config=t.config, players=len(t.seats), hand_running=t.hand_running,
-                        hand_id=t.state.hand_id if t.hand_running and t.state else None, last_seq=t.events.seq)
+                        hand_id=t.state.hand_id if t.hand_running and t.state else None, last_seq=t.events.seq,
+                        hands_played=t.hands_played, closed=t.closed)
 
 
 def view(t: Table, viewer: str | None) -> TableView:
@@ -63,7 +64,7 @@ def view(t: Table, viewer: str | None) -> TableView:
     return TableView(table_id=t.tid, rules_version=t.config.rules_version, config=t.config, seq=t.events.seq,
                      your_seat_id=me.seat if me else None, auto_rebuy=me.auto_rebuy if me else None,
                      can_show=me is not None and t.showable(me), seats=tuple(seats), hand=hand,
-                     next_hand_at=t.next_hand_at, paused=paused(t))
+                     next_hand_at=t.next_hand_at, paused=paused(t), hands_played=t.hands_played, closed=t.closed)
 
 
 async def get_view(t: Table, c: GetView) -> TableResult:

@@ -352,3 +352,41 @@ async def test_another_participants_key_never_shows_your_cards(stack, http, bus)
     assert not any(f'"{c}"' in text for c in my_cards)
     ev = (await http.get(f"/api/v2/poker/tables/{table_id}/events", params={"after": 0}, headers=players[1]["headers"])).text
     assert not any(f'"{c}"' in ev for c in my_cards)
+
+
+async def test_a_rest_watcher_may_chat(stack, http, bus) -> None:
+    """seed 004: whoever watches a table may post; over REST, watching is reading its view or events."""
+    table_id = await create_table(bus)
+    viewer, poller = await sign_up(http), await new_agent(http, await sign_up(http))
+    chat = f"/api/v2/poker/tables/{table_id}/chat"
+    assert (await http.post(chat, json={"text": "hi"}, headers=viewer["headers"])).status_code == 403
+    assert (await http.post(chat, json={"text": "hi"}, headers=poller["headers"])).status_code == 403
+    assert (await http.get(f"/api/v2/poker/tables/{table_id}", headers=viewer["headers"])).status_code == 200
+    assert (await http.get(f"/api/v2/poker/tables/{table_id}/events", params={"after": 0}, headers=poller["headers"])).status_code == 200
+    said = await http.post(chat, json={"text": "watching"}, headers=viewer["headers"])
+    assert said.status_code == 200, said.text
+    said = await http.post(chat, json={"text": "me too"}, headers=poller["headers"])
+    assert said.status_code == 200, said.text
+    texts = [m["text"] for m in (await http.get(chat, headers=viewer["headers"])).json()["messages"]]
+    assert texts == ["watching", "me too"]
+
+
+async def test_a_failed_chat_post_never_undoes_or_delays_an_action(stack, http, bus) -> None:
+    table_id, players, view = await heads_up(http, bus)
+    hand = view["hand"]
+    seat_pid = {s["seat"]: s["participantId"] for s in view["seats"]}
+    actor = next(p for p in players if p["participantId"] == seat_pid[hand["actorSeatId"]])
+    chat = f"/api/v2/poker/tables/{table_id}/chat"
+    for i in range(30):  # throttle the actor's chat
+        if (await http.post(chat, json={"text": f"spam {i}"}, headers=actor["headers"])).status_code == 429:
+            break
+    action = {"type": "call", "handId": hand["handId"], "turnId": hand["turnId"]}
+    refused, too_long, acted = await asyncio.gather(
+        http.post(chat, json={"text": "again"}, headers=actor["headers"]),
+        http.post(chat, json={"text": "x" * 501}, headers=actor["headers"]),
+        http.post(f"/api/v2/poker/tables/{table_id}/actions", json=action, headers=actor["headers"]),
+    )
+    assert refused.status_code == 429 and too_long.status_code in (422, 429)
+    assert acted.status_code == 200, acted.text
+    after = (await http.get(f"/api/v2/poker/tables/{table_id}", headers=actor["headers"])).json()["table"]["hand"]
+    assert after["turnId"] > hand["turnId"] and after["actorSeatId"] != hand["actorSeatId"]  # the call stands

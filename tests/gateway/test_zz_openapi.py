@@ -1,5 +1,6 @@
-"""The OpenAPI document: served, fuzzed for 5xx (schemathesis over the real port, ~60 s), and
-every operation in it exercised by this folder's tests. (Named `zz` so it runs last.)"""
+"""The OpenAPI document: served, every response typed, fuzzed for 5xx and for responses that
+do not conform to their schema (schemathesis over the real port, ~60 s), and every operation
+in it exercised by this folder's tests. (Named `zz` so it runs last.)"""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import GenerationMode
+from schemathesis.checks import FailureGroup, response_schema_conformance
 
 from felt_gateway.app import make
 from felt_runtime.settings import Settings
@@ -37,7 +39,7 @@ def test_openapi_is_served(stack) -> None:
     assert httpx.get(f"{stack.url}/docs").status_code == 200
 
 
-def test_fuzz_finds_no_server_errors(stack) -> None:
+def test_fuzz_finds_no_server_errors_and_responses_conform(stack) -> None:
     schema = schemathesis.openapi.from_url(f"{stack.url}/openapi.json")
     owner, agent = login(stack.url)
     operations = [r.ok() for r in schema.get_all_operations()]
@@ -62,9 +64,55 @@ def test_fuzz_finds_no_server_errors(stack) -> None:
                 if table_missing and response.status_code == 503 and "felt.table." in response.text:
                     return  # no table service installed yet: "unavailable" is the honest answer
                 failures.append(f"{op.method.upper()} {case.formatted_path} -> {response.status_code} {response.text[:200]}")
+                return
+            try:
+                case.validate_response(response, checks=[response_schema_conformance])
+            except (AssertionError, FailureGroup) as exc:
+                failures.append(f"{op.method.upper()} {case.formatted_path} -> {response.status_code} does not conform: {str(exc)[:1500]}")
 
         run()
-    assert failures == []
+    assert failures == [], "\n".join(failures)
+
+
+def _free_form(schema: object, defs: dict, path: str, seen: set[str]) -> list[str]:
+    """Where `schema` (or anything it reaches) admits any object: an object without declared
+    properties whose values are untyped, an empty schema, or `additionalProperties: true`."""
+    if not isinstance(schema, dict):
+        return []
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name in seen:
+            return []
+        return _free_form(defs[name], defs, f"{path}->{name}", seen | {name})
+    found = []
+    extra = schema.get("additionalProperties")
+    if schema == {} or extra is True or extra == {} or (schema.get("type") == "object" and "properties" not in schema and not extra):
+        found.append(path)
+    for key in ("properties",):
+        for name, sub in schema.get(key, {}).items():
+            found += _free_form(sub, defs, f"{path}.{name}", seen)
+    for key in ("items", "additionalProperties"):
+        found += _free_form(schema.get(key), defs, f"{path}[]", seen)
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for sub in schema.get(key, []):
+            found += _free_form(sub, defs, path, seen)
+    return found
+
+
+def test_every_response_is_typed() -> None:
+    """seed 004 shapes for agent authors: no 2xx JSON response of the API is a free-form object."""
+    doc = make(Settings())[0].openapi()
+    defs = doc["components"]["schemas"]
+    loose = []
+    for path, item in doc["paths"].items():
+        if not path.startswith(("/api/v2/poker", "/api/v2/accounts")):
+            continue
+        for method, op in item.items():
+            for status, response in op.get("responses", {}).items():
+                media = response.get("content", {}).get("application/json")
+                if status.startswith("2") and media is not None:
+                    loose += _free_form(media["schema"], defs, f"{method.upper()} {path} {status}", set())
+    assert loose == []
 
 
 def _template_regex(path: str) -> re.Pattern[str]:

@@ -1,4 +1,6 @@
-"""The rules documents for agents, one per profile (package data: `<rulesVersion>.md`)."""
+"""The rules documents for agents, one per profile (package data: `<rulesVersion>.md`; every
+page but the seed's `nlhe-1` ends with `_common.md`, and every page with `_tables.md`: which
+tables allow what)."""
 
 from __future__ import annotations
 
@@ -15,4 +17,4 @@ def text(version: str) -> str:
     body = (base / f"{version}.md").read_text(encoding="utf-8")
     if version != DEFAULT:
         body = body.rstrip() + "\n" + (base / "_common.md").read_text(encoding="utf-8")
-    return body
+    return body.rstrip() + "\n" + (base / "_tables.md").read_text(encoding="utf-8")

@@ -1,0 +1,83 @@
+"""Rooms limited by hands or time (seed 001 "Rooms may be limited by time or by number of
+hands"), and operators closing a table.
+
+A table is due to close once it has settled `config.max_hands` hands, once `config.closes_at`
+has passed, or once an operator asked. From then on no hand is dealt and joins are refused
+(`table_closed`); the hand in progress plays to its end and is settled, then every seat is
+cashed out (each exactly once: `sessions.close`) and `table_closed` is published. The check
+runs wherever the table would schedule its next hand, and at `closes_at` (a timer deadline).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from felt_contracts.errors import ErrorCode
+from felt_contracts.timer import DeadlineKind
+from felt_runtime.bus import BusError
+from felt_table import recovery, sessions
+from felt_table.table import Table, now
+
+log = logging.getLogger("felt.table.closing")
+
+
+def reason(t: Table) -> str | None:
+    """Why the table is (due to be) closed, or None."""
+    cfg = t.config
+    if t.close_requested:
+        return "operator"
+    if cfg.max_hands is not None and t.hands_played >= cfg.max_hands:
+        return "max_hands"
+    if cfg.closes_at is not None and now() >= cfg.closes_at:
+        return "closes_at"
+    return None
+
+
+def refuse_if_closing(t: Table) -> None:
+    """Joins and starts: refused once the table is closed or due to close."""
+    why = "closed" if t.closed else reason(t)
+    if why is not None:
+        raise BusError(ErrorCode.TABLE_CLOSED, "this table is closed" if t.closed else "this table is closing",
+                       reason=why)
+
+
+async def close_if_due(t: Table) -> bool:
+    """Close now if due and no hand is running or unsettled; True once the table is closed."""
+    if t.closed:
+        return True
+    why = reason(t)
+    if why is None or t.hand_running or t.ending is not None:
+        return False
+    try:
+        for s in sorted(t.seats.values(), key=lambda x: x.seat):
+            await sessions.close(t, s, reason="table_closed")
+    except BusError as exc:
+        if not recovery.retryable(exc):
+            raise
+        recovery.ping(t, "wallet", lambda t, _: close_if_due(t))  # the rest once the wallet answers
+        return False
+    t.closed = True
+    t.next_hand_at = None
+    t.emit("table_closed", amount=t.hands_played, detail=why)
+    return True
+
+
+async def request(t: Table) -> None:
+    """An operator closes the table: now, or once the hand in progress has settled."""
+    t.close_requested = True
+    await close_if_due(t)
+
+
+async def closes_at_came(t: Table) -> None:
+    """The `closes_at` deadline fired (or a day passed on the way there)."""
+    if reason(t) is None:
+        await schedule(t)
+    else:
+        await close_if_due(t)
+
+
+async def schedule(t: Table) -> None:
+    """At open: a time-limited table is told when `closes_at` comes (nothing else would wake it)."""
+    if t.config.closes_at is not None and not t.closed:
+        delay = min(86_400.0, max(0.05, (t.config.closes_at - now()).total_seconds()))  # a far one: again then
+        await t.timers.schedule("closes_at", DeadlineKind.OTHER, delay, {"k": "closes_at"})
