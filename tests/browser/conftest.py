@@ -54,8 +54,9 @@ def room(chromium: str, nats_url: str, redis_url: str, tmp_path_factory: pytest.
 
 @pytest.fixture(scope="package")
 def browser(chromium: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=15_000)  # what a person waits for; generous for a loaded 2-core box
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield b

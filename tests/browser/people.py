@@ -75,7 +75,7 @@ class Person:
     @classmethod
     def open(cls, browser: Any, url: str, name: str, viewport: dict[str, int]) -> "Person":
         context = browser.new_context(viewport=viewport, base_url=url)
-        context.set_default_timeout(15_000)
+        context.set_default_timeout(30_000)  # a loaded 2-core box is slow; nothing waits this long when all is well
         page = context.new_page()
         wire = Wire()
         page.route_web_socket(re.compile(r"/ws$"), wire.route)
@@ -122,6 +122,13 @@ class Person:
 
     def my_cards(self) -> list[str]:
         return self.page.locator(".seat.mine .card.face").evaluate_all("els => els.map(e => e.dataset.card)")
+
+    def unnamed_controls(self) -> list[str]:
+        """Visible buttons and inputs without an accessible name (aria-label, a label or text)."""
+        return self.page.evaluate("""() => [...document.querySelectorAll('button, input, select, textarea, a[href]')]
+            .filter((el) => el.offsetParent !== null)
+            .filter((el) => !(el.getAttribute('aria-label') || (el.labels && el.labels.length) || el.textContent.trim()))
+            .map((el) => el.outerHTML.slice(0, 80))""")
 
     def token(self) -> str:
         return self.page.evaluate("sessionStorage.getItem('felt.token')")

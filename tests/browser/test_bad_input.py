@@ -70,7 +70,7 @@ def test_acting_after_the_deadline(people, new_table):
     pair = seated_pair(people, table)
     late = whose_turn(*pair)
     late.wire.hold_events = True  # this page hears nothing more: it still shows its turn
-    expect(late.page.locator(".seat.acting .clock .left")).to_have_text("time!", timeout=8000)
+    expect(late.page.locator(".seat.acting .clock .left")).to_have_text("time!", timeout=10_000)
     expect(other(late, pair).page.locator("#results")).to_contain_text("(everyone else folded)")  # the clock folded it
     late.page.locator("#act-call").click()
     expect(late.page.locator("#action-msg")).to_have_text(re.compile(r"^Too late: that turn is over"))

@@ -25,6 +25,7 @@ def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     expect(row).to_contain_text("20–100")
     expect(row.locator(".seats-taken")).to_have_text("0/6")
     expect(page.locator(f'#tables tr[data-table-id="{humans}"] .admission')).to_have_text("People only")
+    assert alice.unnamed_controls() == []
     shot(alice, "lobby")
 
     bob = people("bob", PHONE)

@@ -76,6 +76,7 @@ def test_two_people_play_hold_em(people, new_table):
     expect(page.get_by_label("bet amount")).to_have_value("6")  # pot-sized: 2 + (3 + 1)
     expect(alice.page.locator(".pot.total")).to_have_text("Total 3")
     for p in pair:
+        assert p.unnamed_controls() == []
         shot(p, "hand")
     act(first, "#act-raise")
 
@@ -266,7 +267,7 @@ def test_explicit_start_pot_limit_bounds_and_the_time_bank(people, new_table):
     expect(amount).to_have_value("6")
     clock = actor.page.locator(".seat.acting .clock")
     expect(clock).to_contain_text("s bank")
-    expect(clock).to_have_class(re.compile(r"\bbank\b"), timeout=6000)  # the turn clock ran out: the bank runs
+    expect(clock).to_have_class(re.compile(r"\bbank\b"), timeout=10_000)  # the turn clock ran out: the bank runs
     expect(clock).to_contain_text("time bank")
     act(actor, "#act-raise")
     assert actor.wire.frames("act")[-1]["action"] == {"type": "raiseTo", "amount": 6}

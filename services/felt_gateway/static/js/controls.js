@@ -16,10 +16,8 @@ function sizing(view) {
   const legal = hand.legalActions;
   const bounds = legal.bet || legal.raiseTo;
   if (!bounds) return null;
-  const mine = hand.seats.find((s) => s.seat === view.yourSeatId);
-  const already = mine ? mine.bet : 0;
-  const addNow = hand.rulesVersion === "ante-nl-1";
-  const offset = addNow ? already : 0;
+  const addNow = !!legal.betAdd; // ante-nl-1: `bet N` adds N now; the table gives that range too
+  const offset = addNow ? bounds.min - legal.betAdd.min : 0;
   const toCall = legal.call ?? 0;
   const potAfterCall = hand.pot + toCall;
   const quick = (fraction) => {
