@@ -38,11 +38,13 @@ def view(st: HandState, seat: int, config: TableConfig) -> dict[str, Any]:
         legal = {**legal, "draw": legal.get("draw"), "betAdd": legal.get("betAdd")}
     seats = [{"seat": x["seat"], "participantId": f"p{x['seat']}", "stack": x["stack"], "bet": x["bet"],
               "committed": x["committed"], "folded": x["folded"], "allIn": x["allIn"], "cardCount": x["cardCount"],
-              "cards": x["cards"], "shown": x["shown"], "leaving": x["leaving"], "payout": x["payout"]} for x in v["seats"]]
+              "cards": x["cards"], "shown": x["shown"], "leaving": x["leaving"], "payout": x["payout"],
+              "handName": x["handName"]} for x in v["seats"]]
     hand = {
         "handId": v["handId"] or "offline", "rulesVersion": v["rulesVersion"], "structure": v["structure"],
         "street": v["street"], "phase": v["phase"], "button": v["button"], "smallBlindSeat": v["smallBlind"],
-        "bigBlindSeat": v["bigBlind"], "board": v["board"], "pot": v["pot"], "toMatch": v["toMatch"],
+        "bigBlindSeat": v["bigBlind"], "board": v["board"], "pot": v["pot"],
+        "pots": [{"amount": p["amount"], "eligible": list(p["eligible"])} for p in v["pots"]], "toMatch": v["toMatch"],
         "actorSeatId": v["actorSeatId"], "turnId": v["turnId"], "deadline": None, "seats": seats,
         "holeCards": v.get("holeCards"), "legalActions": legal, "preaction": v.get("preaction"),
         "preactionsAvailable": None,
@@ -51,7 +53,7 @@ def view(st: HandState, seat: int, config: TableConfig) -> dict[str, Any]:
     table_seats = [{"seat": x["seat"], "participantId": x["participantId"], "kind": "agent", "name": "",
                     "stack": x["stack"], "status": "playing", "ready": True, "connected": True, "sittingOut": False} for x in seats]
     return {"table": {"tableId": config.table_id, "rulesVersion": config.rules_version, "config": camel(config), "seq": 0,
-                      "yourSeatId": seat, "autoRebuy": False, "canShow": False, "seats": table_seats, "hand": hand, "nextHandAt": None}}
+                      "yourSeatId": seat, "autoRebuy": False, "canShow": False, "seats": table_seats, "hand": hand, "nextHandAt": None, "paused": None}}
 
 
 def engine_action(st: HandState, seat: int, action: dict[str, Any]) -> Action:

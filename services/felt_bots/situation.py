@@ -142,13 +142,16 @@ class Situation:
         return self.passive() if call or not self.facing_bet else {"type": "fold"}
 
     def raise_to(self, total: int) -> Action:
-        """A bet or raise to `total` chips this street, clamped into the legal bounds; an
-        all-in when the total reaches the stack; passive when no raise is open."""
+        """A bet or raise to `total` chips this street, clamped into the legal bounds (whole bet
+        units in fixed limit); an all-in when the total reaches the stack; passive when no
+        raise is open."""
         bounds = self.legal.get("bet") or self.legal.get("raiseTo")
         if not bounds:
             if self.legal.get("allIn") is not None and total >= self.all_in_to:
                 return {"type": "allIn"}
             return self.passive()
+        if self.structure == "fixed-limit":  # whole bet units over the bet to match
+            total = self.to_match + max(1, round((total - self.to_match) / self.unit)) * self.unit
         total = max(bounds["min"], min(int(total), bounds["max"]))
         if total >= self.all_in_to and self.legal.get("allIn") is not None:
             return {"type": "allIn"}
