@@ -72,8 +72,9 @@ def services(nats_url: str, redis_url: str, tmp_path: Path) -> Iterator[ServiceR
 
 
 #: folders whose tests share one stack of services per worker and must run on one worker
-#: (the gateway's OpenAPI coverage test counts what the other gateway tests exercised)
-ONE_WORKER_FOLDERS = {"gateway"}
+#: (the gateway's OpenAPI coverage test counts what the other gateway tests exercised; the
+#: browser tests share one room, and so do the bots tests)
+ONE_WORKER_FOLDERS = {"gateway", "browser", "bots"}
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

@@ -88,3 +88,8 @@ CHAT_LEAVE = "felt.chat.leave"  # membership: neither any more (ChatLeave)
 
 def chat_events(table_id: str) -> str:
     return f"felt.evt.chat.{table_id}"
+
+# --- bots: computer opponents (ordinary agents over the gateway) -------------------------
+BOTS_QUEUE = "felt-bots"
+BOTS_ADD = "felt.bots.add"  # seat more bots at a table
+BOTS_STATUS = "felt.bots.status"  # every running bot and what it did

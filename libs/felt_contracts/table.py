@@ -329,6 +329,14 @@ class HandSeat(Message):
     shown: bool = False
     leaving: bool = False
     payout: int | None = None
+    hand_name: str | None = None  # a revealed hand's name once it has five cards ("Flush, Ace High")
+
+
+class PotView(Message):
+    """One pot in the middle (main pot first) and the seats still able to win it."""
+
+    amount: int
+    eligible: tuple[int, ...]
 
 
 class HandView(Message):
@@ -345,6 +353,7 @@ class HandView(Message):
     big_blind_seat: int | None = None
     board: list[str]
     pot: int
+    pots: tuple[PotView, ...] = ()  # what `pot` holds apart from the bets in front: main pot, then side pots
     to_match: int
     actor_seat_id: int | None = None
     turn_id: int

@@ -1,7 +1,8 @@
 """Action input and the legal-actions answer (agent API shape).
 
 Internal model: ``Action(kind, amount)`` where ``amount`` of ``bet``/``raiseTo`` is
-the *total street commitment* (seed 004). Kinds use the agent-API spelling:
+the *total street commitment* (seed 004). Values are named tuples (built once per
+action on the engine's hot path; immutable, compared by value). Kinds use the agent-API spelling:
 ``fold``, ``check``, ``call``, ``bet``, ``raiseTo``, ``allIn``, plus ``draw`` (five-card
 draw: ``cards`` = the cards to discard, possibly empty = stand pat). The ante-nl-1
 convention (``hit``, ``bet`` = chips to add now) is translated at the edge by
@@ -10,7 +11,7 @@ convention (``hit``, ``bet`` = chips to add now) is translated at the edge by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Action", "Bounds", "LegalActions", "ACTION_KINDS", "PREACTIONS"]
 
@@ -18,8 +19,7 @@ ACTION_KINDS = frozenset({"fold", "check", "call", "bet", "raiseTo", "allIn", "d
 PREACTIONS = frozenset({"check_fold", "fold", "call_any", "raise_any"})
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(NamedTuple):
     kind: str
     amount: int | None = None
     cards: tuple[int, ...] = ()
@@ -53,8 +53,7 @@ class Action:
         return Action("draw", None, tuple(discard))
 
 
-@dataclass(frozen=True, slots=True)
-class Bounds:
+class Bounds(NamedTuple):
     min: int
     max: int
 
@@ -62,8 +61,7 @@ class Bounds:
         return {"min": self.min, "max": self.max}
 
 
-@dataclass(frozen=True, slots=True)
-class LegalActions:
+class LegalActions(NamedTuple):
     """What ``seat`` may do now. Everything false/None when it is not their turn.
 
     ``call`` and ``all_in`` are chips to add now (capped by the stack); ``bet`` and

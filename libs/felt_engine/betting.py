@@ -37,12 +37,17 @@ __all__ = [
 
 def funded_count(st) -> int:
     """Live players with chips behind (the ones who can still bet)."""
-    return sum(1 for f, s in zip(st.folded, st.stacks) if not f and s > 0)
+    count = 0
+    for folded, stack in zip(st.folded, st.stacks):
+        if stack and not folded:
+            count += 1
+    return count
 
 
-def to_match(st) -> int:
+def to_match(st, nfunded: int | None = None) -> int:
+    """The street total to match (``nfunded``: :func:`funded_count`, if known)."""
     actual = max(st.bets)
-    if st.nominal_bet > actual and funded_count(st) >= 2:
+    if st.nominal_bet > actual and (funded_count(st) if nfunded is None else nfunded) >= 2:
         return st.nominal_bet
     return actual
 
@@ -67,11 +72,12 @@ def street_increment(st) -> int:
     return _unit(st)
 
 
-def can_raise(st, i: int, tm: int) -> bool:
+def can_raise(st, i: int, tm: int, nfunded: int | None = None) -> bool:
     """May player ``i`` put in more than a call (a bet, raise or raising all-in)?"""
     if st.stacks[i] <= tm - st.bets[i]:
         return False
-    if not any(j != i and not st.folded[j] and st.stacks[j] > 0 for j in range(len(st.seats))):
+    # i is live with chips behind (it covers more than the call): is anyone else?
+    if (funded_count(st) if nfunded is None else nfunded) < 2 or st.folded[i]:
         return False
     if st.acted[i] and tm - st.acted_level[i] < st.last_full_raise:
         return False
@@ -94,10 +100,10 @@ def raise_bounds(st, i: int, tm: int) -> tuple[int, int]:
     return lo, st.bets[i] + st.stacks[i]
 
 
-def _max_total(st, i: int, tm: int) -> int:
+def _max_total(st, i: int, tm: int, nfunded: int | None = None) -> int:
     """Highest street total ``i`` may reach now (a call if no raise is allowed)."""
     all_in_to = st.bets[i] + st.stacks[i]
-    if not can_raise(st, i, tm):
+    if not can_raise(st, i, tm, nfunded):
         return min(tm, all_in_to)
     return min(raise_bounds(st, i, tm)[1], all_in_to)
 
@@ -108,29 +114,30 @@ def legal_actions_at(st, i: int) -> LegalActions:
         return LegalActions(seat)
     if st.phase == "draw":
         return LegalActions(seat, draw=len(st.holes[i]))
-    tm = to_match(st)
+    nfunded = funded_count(st)
+    tm = to_match(st, nfunded)
     stack, bet = st.stacks[i], st.bets[i]
-    to_call = max(0, tm - bet)
+    to_call = tm - bet if tm > bet else 0
     all_in_to = bet + stack
-    call = min(to_call, stack) if to_call > 0 else None
     bet_b = raise_b = None
-    if can_raise(st, i, tm):
+    if can_raise(st, i, tm, nfunded):
         lo, hi = raise_bounds(st, i, tm)
+        all_in_ok = all_in_to <= hi
         hi = min(hi, all_in_to)
         if lo <= hi:
             if tm == 0:
                 bet_b = Bounds(lo, hi)
             else:
                 raise_b = Bounds(lo, hi)
-    all_in = stack if stack > 0 and all_in_to <= _max_total(st, i, tm) else None
+    else:
+        all_in_ok = all_in_to <= tm
+    all_in = stack if stack > 0 and all_in_ok else None
     add_now = st.profile.amount_convention == "add_now"
     full = bet_b or raise_b
     return LegalActions(
-        seat, fold=True, check=to_call == 0, call=call, bet=bet_b, raise_to=raise_b,
-        all_in=all_in, all_in_to=all_in_to if all_in is not None else None,
-        to_call=min(to_call, stack),
-        bet_add=Bounds(full.min - bet, full.max - bet) if add_now and full else None,
-        add_now=add_now,
+        seat, True, to_call == 0, (to_call if to_call < stack else stack) if to_call else None, bet_b, raise_b,
+        all_in, all_in_to if all_in is not None else None, None, to_call if to_call < stack else stack,
+        Bounds(full.min - bet, full.max - bet) if add_now and full else None, add_now,
     )
 
 

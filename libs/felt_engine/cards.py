@@ -127,7 +127,15 @@ class Deck:
         """A fresh shuffled 52-card deck; default source is ``secrets.SystemRandom``."""
         order = list(FULL_DECK)
         (_SYSTEM_RNG if rng is None else rng).shuffle(order)
-        return cls(tuple(order))
+        return cls._trusted(tuple(order), 0)
+
+    @classmethod
+    def _trusted(cls, order: tuple[int, ...], pos: int) -> Deck:
+        """A deck from an order already known valid (skips ``__post_init__``)."""
+        deck = object.__new__(cls)
+        object.__setattr__(deck, "order", order)
+        object.__setattr__(deck, "pos", pos)
+        return deck
 
     @classmethod
     def from_order(cls, cards: str | Iterable[str | int]) -> Deck:
@@ -159,10 +167,7 @@ class Deck:
         end = self.pos + n
         if end > len(self.order):
             raise ValueError(f"cannot deal {n} cards: only {self.remaining} left")
-        rest = object.__new__(Deck)  # order already validated: skip __post_init__
-        object.__setattr__(rest, "order", self.order)
-        object.__setattr__(rest, "pos", end)
-        return self.order[self.pos:end], rest
+        return self.order[self.pos:end], Deck._trusted(self.order, end)
 
     def burn(self) -> Deck:
         """Discard the next card face down (the burnt card stays private)."""

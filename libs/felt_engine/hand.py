@@ -45,7 +45,7 @@ from felt_engine.evaluator import rank_hand
 from felt_engine.operations import Operation
 from felt_engine.pots import settle
 from felt_engine.profiles import RulesProfile, Structure, TableStakes, resolve_structure, validate_stakes
-from felt_engine.state import HandState, Work
+from felt_engine.state import HandState, Work, with_item
 
 __all__ = [
     "Step", "start_hand", "apply", "preview", "legal_actions", "timeout", "leave",
@@ -139,10 +139,12 @@ def start_hand(
         w.raise_count = 1  # the big blind is the bet (fixed-limit cap)
         w.last_full_raise = max(w.last_full_raise, stakes.straddle)  # min raise-to 2x straddle
     spec = profile.streets[0]
-    for _ in range(spec.hole_cards):  # one card at a time, left of the button first
-        for i in order:
-            cards, w.deck = w.deck.deal(1)
-            w.holes[i] = w.holes[i] + cards
+    # one card at a time, left of the button first (felt_engine.dealing builds decks for it)
+    cards, w.deck = w.deck.deal(spec.hole_cards * n)
+    holes = list(w.holes)
+    for k, i in enumerate(order):
+        holes[i] = cards[k::n]
+    w.holes = tuple(holes)
     for i in order:
         w.emit(Operation("deal_hole", seat=seats[i], cards=w.holes[i]))
     w.emit(Operation("street", street=spec.name))
@@ -178,8 +180,7 @@ def _advance(w: Work, start: int, keep_turn: bool = False) -> None:
     while True:
         if w.phase == "over":
             return
-        live = [i for i in range(w.n) if not w.folded[i]]
-        if len(live) == 1:
+        if w.folded.count(False) == 1:
             _award(w, showdown=False)
             return
         if w.phase == "draw":
@@ -193,10 +194,11 @@ def _advance(w: Work, start: int, keep_turn: bool = False) -> None:
             w.emit(Operation("street", street=w.profile.streets[w.street].name))
             start = (w.button + 1) % w.n
             continue
-        tm = betting.to_match(w)
         nf = betting.funded_count(w)
-        for k in range(w.n):
-            i = (start + k) % w.n
+        tm = betting.to_match(w, nf)
+        n = w.n
+        for k in range(n):
+            i = (start + k) % n
             if betting.needs_to_act(w, i, tm, nf):
                 _set_actor(w, i, previous, keep_turn)
                 return
@@ -227,15 +229,15 @@ def _next_street(w: Work) -> None:
     w.actor = None
     if spec.burn:
         cards, w.deck = w.deck.deal(1)
-        w.burns.extend(cards)
+        w.burns = w.burns + cards
         w.emit(Operation("burn", cards=cards, street=spec.name))
     if spec.board_cards:
         cards, w.deck = w.deck.deal(spec.board_cards)
-        w.board.extend(cards)
+        w.board = w.board + cards
         w.emit(Operation("deal_board", cards=cards, street=spec.name))
     if spec.draw:
         w.phase = "draw"
-        w.drawn = [False] * n
+        w.drawn = (False,) * n
         w.emit(Operation("street", street="draw"))
     else:
         w.emit(Operation("street", street=spec.name))
@@ -243,7 +245,18 @@ def _next_street(w: Work) -> None:
 
 def strength_of(st, i: int) -> int:
     """Showdown strength of player ``i`` (higher wins): best five of hole+board."""
-    return rank_hand(tuple(st.holes[i]) + tuple(st.board))
+    return rank_hand(st.holes[i] + st.board)
+
+
+def table_antes(operations) -> dict[int, int]:
+    """Seat -> its big-blind or button ante posted (main-pot money, see felt_engine.forced)."""
+    dead: dict[int, int] = {}
+    for op in operations:
+        if op.kind == "street":  # forced bets are all posted before the first street starts
+            break
+        if op.kind == "post_ante" and op.detail:
+            dead[op.seat] = dead.get(op.seat, 0) + op.amount
+    return dead
 
 
 def _award(w: Work, showdown: bool) -> None:
@@ -254,15 +267,12 @@ def _award(w: Work, showdown: bool) -> None:
         strength = {}
         for i in order:
             if not w.folded[i]:
-                w.shown[i] = tuple(w.holes[i])
+                w.shown = with_item(w.shown, i, w.holes[i])
                 w.emit(Operation("show", seat=w.seats[i], cards=w.shown[i], detail="showdown"))
                 strength[w.seats[i]] = strength_of(w, i)
     else:
         showdown = False
-    dead: dict[int, int] = {}
-    for op in (*w.operations, *w.ops):  # table antes (bb_ante, button_ante): main-pot money
-        if op.kind == "post_ante" and op.detail:
-            dead[op.seat] = dead.get(op.seat, 0) + op.amount
+    dead = table_antes(w.operations or w.ops)
     result = settle(
         {w.seats[i]: w.contrib[i] for i in range(w.n)},
         [w.seats[i] for i in live],
@@ -386,14 +396,14 @@ def _draw(st: HandState, i: int, action: Action, reason: str) -> Step:
             if len(pile) < need - take:
                 raise AssertionError("not enough cards to complete the draw")
             random.Random(repr((w.reshuffle_seed, w.turn_id))).shuffle(pile)
-            w.discards = []
+            w.discards = ()
             w.deck = Deck(tuple(pile))
             more, w.deck = w.deck.deal(need - take)
             new = new + more
-        w.discards.extend(discard)
+        w.discards = w.discards + discard
     kept = tuple(c for c in hand if c not in discard)
-    w.holes[i] = kept + new
-    w.drawn[i] = True
+    w.holes = with_item(w.holes, i, kept + new)
+    w.drawn = with_item(w.drawn, i, True)
     w.emit(Operation("draw", seat=w.seats[i], cards=new, discarded=discard, amount=need,
                      street="draw", detail=reason))
     _advance(w, (i + 1) % w.n)
@@ -442,16 +452,16 @@ def leave(st: HandState, seat: int) -> Step:
     if st.profile.leave_policy == "queue_check_fold":
         if st.actor == i:
             marked = Work(st)
-            marked.leaving[i] = True
+            marked.leaving = with_item(marked.leaving, i, True)
             return apply(marked.freeze(), seat, _safe_action(st, i), reason="leave")
         w = Work(st)
-        w.leaving[i] = True
+        w.leaving = with_item(w.leaving, i, True)
         return _finish(w)
     if st.actor == i:
         return apply(st, seat, Action("fold"), reason="leave")
     w = Work(st)
     w.folded[i] = True
-    w.leaving[i] = True
+    w.leaving = with_item(w.leaving, i, True)
     w.preactions[i] = None
     w.emit(Operation("fold", seat=seat, street=st.street_name, detail="leave"))
     _advance(w, w.actor, keep_turn=True)
@@ -466,6 +476,6 @@ def show(st: HandState, seat: int) -> Step:
     if st.shown[i] is not None:
         raise IllegalAction("cannot_show", "already shown")
     w = Work(st)
-    w.shown[i] = tuple(w.holes[i])
+    w.shown = with_item(w.shown, i, w.holes[i])
     w.emit(Operation("show", seat=seat, cards=w.shown[i], detail="voluntary"))
     return _finish(w)

@@ -33,7 +33,7 @@ Kinds and fields (``seat`` is the table seat number):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Operation", "COMMIT_KINDS", "PRIVATE_KINDS", "chips_committed"]
 
@@ -41,8 +41,9 @@ COMMIT_KINDS = frozenset({"post_ante", "post_blind", "call", "bet", "raise"})
 PRIVATE_KINDS = frozenset({"deal_hole", "burn", "draw"})
 
 
-@dataclass(frozen=True, slots=True)
-class Operation:
+class Operation(NamedTuple):
+    """One thing a step did (a named tuple: many are built per action)."""
+
     kind: str
     seat: int | None = None
     amount: int = 0

@@ -63,7 +63,7 @@ class Settlement:
 
 
 def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+    return type(x) is int  # bool is not a chip count
 
 
 def _check_contributions(contributions: Mapping[int, int], live: Collection[int]) -> frozenset[int]:

@@ -7,21 +7,24 @@ order of ``seats``); the public API speaks table seat numbers (``seats[i]``).
 
 ``deck`` (future cards), ``burns``, ``discards`` and other players' ``holes`` are
 secret: publish only through :mod:`felt_engine.views`.
+
+Why a named tuple: a step builds one new state per action, and a tuple of fields is
+built in one call, several times faster than a frozen dataclass's per-field setting
+(the engine's hot path; see docs/benchmarks.md). Fields read the same way.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 from felt_engine.cards import Deck
 from felt_engine.operations import Operation
 from felt_engine.profiles import RulesProfile, Structure, TableStakes
 
-__all__ = ["HandState"]
+__all__ = ["HandState", "Work", "with_item"]
 
 
-@dataclass(frozen=True, slots=True, repr=False)
-class HandState:
+class HandState(NamedTuple):
     profile: RulesProfile
     stakes: TableStakes
     structure: Structure
@@ -106,33 +109,53 @@ class HandState:
         return tuple(s for s, f in zip(self.seats, self.folded) if not f)
 
 
-FIELDS = tuple(f.name for f in fields(HandState))
-_LISTS = frozenset({
-    "stacks", "bets", "contrib", "folded", "acted", "acted_level", "holes", "board",
-    "burns", "discards", "drawn", "preactions", "leaving", "shown",
-})
+FIELDS = HandState._fields
+# Fields a step changes in place (copied to lists in a Work); the rest stay tuples and
+# are replaced whole (``with_item``) on the rare steps that change them.
+_LISTS = frozenset({"stacks", "bets", "contrib", "folded", "acted", "acted_level", "preactions"})
+
+
+def with_item(values: tuple, i: int, value: object) -> tuple:
+    """``values`` with item ``i`` replaced."""
+    return values[:i] + (value,) + values[i + 1:]
+
+
+def _compile(name: str, lines: list[str], env: dict) -> object:
+    """Straight-line code for a per-field loop: the copy in and out of a step is the
+    engine's hot path (one per action), and attribute-by-name loops cost several times
+    more than plain assignments (the same technique :mod:`dataclasses` uses)."""
+    namespace: dict = {}
+    exec("\n".join(lines), env, namespace)  # noqa: S102 - generated from FIELDS only
+    return namespace[name]
+
+
+def _init_lines() -> list[str]:
+    lines = ["def __init__(self, st):"]
+    for name in FIELDS:
+        lines.append(f"    self.{name} = list(st.{name})" if name in _LISTS else f"    self.{name} = st.{name}")
+    return lines + ["    self.n = len(st.seats)", "    self.ops = []"]
+
+
+def _freeze_lines() -> list[str]:
+    values = []
+    for name in FIELDS:
+        if name == "operations":
+            values.append("self.operations + tuple(self.ops)")
+        else:
+            values.append(f"tuple(self.{name})" if name in _LISTS else f"self.{name}")
+    return ["def freeze(self):", f"    return _new(HandState, ({', '.join(values)}))"]
 
 
 class Work:
-    """A mutable working copy used inside one engine step (never escapes)."""
+    """A mutable working copy used inside one engine step (never escapes).
 
-    __slots__ = FIELDS + ("ops",)
+    ``freeze`` builds the next :class:`HandState` in one tuple construction; the values
+    are the ones ``HandState(**fields)`` would hold."""
 
-    def __init__(self, st: HandState) -> None:
-        for name in FIELDS:
-            v = getattr(st, name)
-            setattr(self, name, list(v) if name in _LISTS else v)
-        self.ops: list[Operation] = []
+    __slots__ = FIELDS + ("n", "ops")
 
-    n = property(lambda self: len(self.seats))
+    __init__ = _compile("__init__", _init_lines(), {})
+    freeze = _compile("freeze", _freeze_lines(), {"_new": tuple.__new__, "HandState": HandState})
 
     def emit(self, op: Operation) -> None:
         self.ops.append(op)
-
-    def freeze(self) -> HandState:
-        kw = {}
-        for name in FIELDS:
-            v = getattr(self, name)
-            kw[name] = tuple(v) if name in _LISTS else v
-        kw["operations"] = self.operations + tuple(self.ops)
-        return HandState(**kw)

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from felt_engine import betting
 from felt_engine.cards import card_str
+from felt_engine.evaluator import describe
+from felt_engine.hand import strength_of, table_antes
 from felt_engine.operations import Operation
+from felt_engine.pots import build_pots
 from felt_engine.preactions import available_preactions
 from felt_engine.state import HandState
 
-__all__ = ["public_view", "seat_view", "visible_operations", "visible_cards"]
+__all__ = ["pots_view", "public_view", "seat_view", "visible_operations", "visible_cards"]
 
 
 def _cards(cards) -> list[str]:
@@ -64,6 +67,7 @@ def _view(st: HandState, viewer: int | None) -> dict:
             "shown": st.shown[i] is not None,
             "leaving": st.leaving[i],
             "payout": st.payouts[i] if st.payouts is not None else None,
+            "handName": _hand_name(st, i) if st.shown[i] is not None else None,
         })
     view = {
         "handId": st.hand_id,
@@ -76,6 +80,7 @@ def _view(st: HandState, viewer: int | None) -> dict:
         "bigBlind": st.seats[st.bb] if st.bb is not None else None,
         "board": _cards(st.board),
         "pot": st.pot,
+        "pots": pots_view(st),
         "toMatch": tm,
         "actorSeatId": st.actor_seat,
         "turnId": st.turn_id,
@@ -93,6 +98,31 @@ def _view(st: HandState, viewer: int | None) -> dict:
                 betting.legal_actions_at(st, i).to_dict() if st.actor == i else None
             )
     return view
+
+
+def _hand_name(st: HandState, i: int) -> str | None:
+    """A revealed hand's showdown name ("Two Pair, Kings and Fives"), once it has five cards."""
+    if len(st.holes[i]) + len(st.board) < 5:
+        return None
+    return describe(strength_of(st, i))
+
+
+def pots_view(st: HandState) -> list[dict]:
+    """The chips in the middle as pots, main pot first (the bets still in front of the players
+    are not in them yet): the settlement's layers, with neighbouring layers that the same live
+    hands can win merged into one pot, as a dealer would stack them."""
+    if st.payouts is not None:
+        return []
+    live = [s for i, s in enumerate(st.seats) if not st.folded[i]]
+    collected = {s: st.contrib[i] - st.bets[i] for i, s in enumerate(st.seats)}
+    pots: list[dict] = []
+    for layer in build_pots(collected, live, table_antes(st.operations)):
+        eligible = list(layer.eligible)
+        if pots and pots[-1]["eligible"] == eligible:
+            pots[-1]["amount"] += layer.amount
+        else:
+            pots.append({"amount": layer.amount, "eligible": eligible})
+    return pots
 
 
 def visible_operations(ops, viewer: int | None = None) -> list[dict]:

@@ -5,6 +5,9 @@
     felt service NAME    run one service in the foreground
     felt status          ask each service's /readyz and print the answers
     felt services        list the installed services and their ports
+    felt bots --table ID --level hard --count 3
+                         seat bots at a table (asks the running bots service); without
+                         --table: list the running bots
     felt table list|create|close   manage the running room's tables (tables_cli.py)
 """
 
@@ -132,6 +135,39 @@ def status() -> int:
     return 1 if bad else 0
 
 
+def bots(table: str | None, level: str, count: int) -> int:
+    """Ask the room's bots service (over its NATS) to seat bots, or list them."""
+    import asyncio
+
+    from felt_contracts import subjects
+    from felt_contracts.bots import AddBots, BotsQuery, BotsStatus
+    from felt_runtime.bus import BusError, call, make_broker
+
+    url = Settings().nats_url
+
+    async def ask() -> BotsStatus:
+        broker = make_broker(url, "cli")
+        await asyncio.wait_for(broker.connect(), 5)
+        try:
+            if table is None:
+                return await call(broker, subjects.BOTS_STATUS, BotsQuery(), BotsStatus)
+            return await call(broker, subjects.BOTS_ADD, AddBots(table_id=table, level=level, count=count), BotsStatus, timeout=60)
+        finally:
+            await broker.stop()
+
+    try:
+        answer = asyncio.run(ask())
+    except BusError as exc:
+        print(f"felt bots: {exc.code.value}: {exc.message}", file=sys.stderr)
+        return 1
+    except (OSError, TimeoutError) as exc:
+        print(f"felt bots: no bots service answers at {url} ({type(exc).__name__}): is the room running?", file=sys.stderr)
+        return 1
+    for b in answer.bots:
+        print(f"{b.name:24} {b.level:7} {b.table_id:16} {'seated' if b.seated else 'away':7} hands {b.hands:5}  actions {b.actions:6}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="felt", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -141,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("name", choices=list(catalog.SERVICES))
     sub.add_parser("status", help="readiness of every installed service")
     sub.add_parser("services", help="list installed services")
+    add = sub.add_parser("bots", help="seat bots at a table (or list them)")
+    add.add_argument("--table", help="table id (omit to list the running bots)")
+    add.add_argument("--level", choices=["easy", "normal", "hard"], default="normal")
+    add.add_argument("--count", type=int, default=1, choices=range(1, 10), metavar="1..9")
     tables_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.cmd == "table":
@@ -153,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         os.execv(sys.executable, [sys.executable, "-m", f"felt_{args.name}"])
     if args.cmd == "status":
         return status()
+    if args.cmd == "bots":
+        return bots(args.table, args.level, args.count)
     settings = Settings()
     for name in catalog.installed():
         print(f"{name:8} {service_url(name, settings)}")

@@ -7,10 +7,11 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 
 from felt_contracts import subjects
 from felt_contracts.health import HealthRequest, HealthStatus
@@ -28,6 +29,9 @@ from felt_runtime.service import VERSION, ServiceContext, load_settings
 from felt_runtime.settings import Settings
 
 log = logging.getLogger("felt.gateway")
+
+#: the browser client (package data): index.html, ES modules, CSS; no build step
+STATIC = Path(__file__).parent / "static"
 
 DESCRIPTION = """The agent REST API of Felt (seed 004). Authenticate with
 `Authorization: Bearer <token>` (an owner's login token: acts as the owner's HUMAN participant)
@@ -95,6 +99,12 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
         current = await status()
         return JSONResponse(current.model_dump(), status_code=200 if current.status == "ok" else 503)
 
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        """The browser client: people play here."""
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app, ctx
 
 

@@ -22,6 +22,7 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.limits import CapChange, FreezeState, LimitsFreeze, LimitsGet, LimitsSetCap, LimitsState, Scope
 from felt_contracts.table import GetEvents, GetHand, GetView, ListHands, ListTables, ParticipantKind, TableList
 from felt_contracts.wallet import Balance, BalanceQuery, Leaderboard, LeaderboardQuery, SessionHistory, SessionsQuery
+from felt_engine.profiles import get_profile
 from felt_gateway import commands, rules
 from felt_gateway.auth import Who
 from felt_gateway.chat_members import ChatMembers
@@ -70,12 +71,14 @@ async def get_rules(rules_version: Annotated[str, Query(alias="rulesVersion", ma
 
 @router.get("/tables", response_model=TablesOut, summary="The public table list")
 async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, Query(description="only tables admitting this kind")] = None) -> dict[str, Any]:
-    """Every table: profile (`rulesVersion`), blinds/antes, min/max buy-in, capacity, admission,
-    seats taken, whether a hand runs, limits (`maxHands`, `closesAt`), `handsPlayed` and `closed`."""
+    """Every table: profile (`rulesVersion`), betting `structure` (the profile's default when the
+    table names none), blinds/antes, min/max buy-in, capacity, admission, seats taken, whether a
+    hand runs, limits (`maxHands`, `closesAt`), `handsPlayed` and `closed`."""
     result: TableList = await bus(request).call(subjects.TABLE_LIST, ListTables(kind=kind), TableList)
     tables = []
     for t in result.tables:
         entry = camel(t.config)
+        entry["structure"] = t.config.structure or get_profile(t.config.rules_version).default_structure.value
         entry.update(players=t.players, seatsTaken=t.players, handRunning=t.hand_running, handId=t.hand_id, lastSeq=t.last_seq,
                      handsPlayed=t.hands_played, closed=t.closed)
         tables.append(entry)

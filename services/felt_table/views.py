@@ -8,7 +8,7 @@ from typing import Any
 
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import (
-    Bounds, GetEvents, GetHand, GetView, HandSeat, HandView, LegalActions, ListHands, SeatSummary, TableResult,
+    Bounds, GetEvents, GetHand, GetView, HandSeat, HandView, LegalActions, ListHands, PotView, SeatSummary, TableResult,
     TableSummary, TableView,
 )
 from felt_engine.views import seat_view
@@ -48,13 +48,13 @@ def view(t: Table, viewer: str | None) -> TableView:
         hand = HandView(
             hand_id=v["handId"], rules_version=v["rulesVersion"], structure=v["structure"], street=v["street"],
             phase=v["phase"], button=v["button"], small_blind_seat=v["smallBlind"], big_blind_seat=v["bigBlind"],
-            board=tuple(v["board"]), pot=v["pot"], to_match=v["toMatch"], actor_seat_id=v["actorSeatId"],
+            board=tuple(v["board"]), pot=v["pot"], pots=tuple(PotView(amount=p["amount"], eligible=tuple(p["eligible"])) for p in v["pots"]), to_match=v["toMatch"], actor_seat_id=v["actorSeatId"],
             turn_id=v["turnId"], deadline=t.deadline if st.phase != "over" else None,
             seats=tuple(HandSeat(seat=x["seat"], participant_id=t.hand_participants.get(x["seat"]),
                                  stack=x["stack"], bet=x["bet"], committed=x["committed"], folded=x["folded"],
                                  all_in=x["allIn"], card_count=x["cardCount"],
                                  cards=tuple(x["cards"]) if x["cards"] is not None else None, shown=x["shown"],
-                                 leaving=x["leaving"], payout=x["payout"]) for x in v["seats"]),
+                                 leaving=x["leaving"], payout=x["payout"], hand_name=x["handName"]) for x in v["seats"]),
             hole_cards=tuple(v["holeCards"]) if v.get("holeCards") is not None else None,
             legal_actions=legal_model(v["legalActions"]) if v.get("legalActions") else None,
             preaction=v.get("preaction"), showdown=v["showdown"],

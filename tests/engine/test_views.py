@@ -109,3 +109,35 @@ def test_seat_view_lists_the_preactions_available_now():
     assert "preactionsAvailable" not in public_view(st)
     ante = new_hand("ante-nl-1", {0: 1000, 1: 1000})
     assert seat_view(ante, 1)["preactionsAvailable"] == []
+
+
+def test_pots_merge_layers_the_same_hands_can_win_and_leave_bets_in_front_out():
+    st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0)
+    st = play(st, "0 raiseTo 60", "1 call", "2 fold")  # the folded big blind's 20 is one more layer
+    assert public_view(st)["pots"] == [{"amount": 140, "eligible": [0, 1]}]
+    st = play(st, "1 bet 100")
+    assert public_view(st)["pots"] == [{"amount": 140, "eligible": [0, 1]}]  # the 100 is still in front
+
+
+def test_an_all_in_makes_a_side_pot_for_the_others():
+    st = new_hand("nlhe-1", {0: 100, 1: 1000, 2: 1000}, button=0)
+    st = play(st, "0 allIn", "1 call", "2 call", "1 bet 200", "2 call")
+    assert public_view(st)["pots"] == [{"amount": 300, "eligible": [0, 1, 2]}, {"amount": 400, "eligible": [1, 2]}]
+
+
+def test_a_big_blind_ante_is_shown_in_the_main_pot():
+    st = new_hand("nlhe-1", {0: 15, 1: 1000, 2: 1000}, button=0, ante=20, ante_mode="big_blind")
+    st = play(st, "0 allIn", "1 call", "2 check")
+    assert public_view(st)["pots"] == [{"amount": 65, "eligible": [0, 1, 2]}, {"amount": 10, "eligible": [1, 2]}]
+
+
+def test_a_revealed_hand_is_named_once_it_has_five_cards():
+    deck = stacked_deck({0: "AsAd", 1: "KsKd", 2: "7h2c"}, 0, "3h QhJh2d 4h 9s 5h 8s")
+    st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0, deck=deck)
+    st = play(st, "0 call", "1 call", "2 fold")
+    assert all(s["handName"] is None for s in seat_view(st, 0)["seats"])  # own cards are not "revealed"
+    for _ in range(3):
+        st = play(st, "1 check", "0 check")
+    names = [s["handName"] for s in public_view(st)["seats"]]
+    assert names == ["Pair of Aces", "Pair of Kings", None]
+    assert public_view(st)["pots"] == []  # settled

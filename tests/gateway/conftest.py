@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,21 +76,34 @@ def stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, tmp_pat
         if postgres is None:
             pytest.skip("FELT_TEST_POSTGRES_URL is not set (CI sets it to the local PostgreSQL)")
         db = asyncio.run(postgres.create())
+    with running_stack(nats_url, redis_url, workdir, db) as started:
+        yield started
+
+
+#: five services importing at once on a loaded 2-core box can take well over 30 s to answer
+READY_SECONDS = 90.0
+
+
+@contextmanager
+def running_stack(nats_url: str, redis_url: str, workdir: Path, db: str, **env: dict[str, str]) -> Iterator[Stack]:
+    """Wallet, limits, timer, chat, table and the gateway as processes (`env`: extra settings
+    per service name, over `extra_env`); stopped on exit."""
     runner = ServiceRunner(nats_url, redis_url, workdir)
     procs: dict[str, ServiceProcess] = {}
     try:
         for name in ("wallet", "limits", "timer", "chat", "table"):
             if installed(name):
-                procs[name] = runner.start(name, database_url=db, ready=False, **extra_env(name))
+                procs[name] = runner.start(name, database_url=db, ready=False, **{**extra_env(name), **env.get(name, {})})
         for name, proc in list(procs.items()):
             try:
-                proc.wait_ready()
+                proc.wait_ready(READY_SECONDS)
             except RuntimeError:
                 if name != "table":  # the table service may still be half-built in this tree
                     raise
                 proc.stop()
                 del procs[name]
-        gw = runner.start("gateway", database_url=db, **extra_env("gateway"))
+        gw = runner.start("gateway", database_url=db, ready=False, **{**extra_env("gateway"), **env.get("gateway", {})})
+        gw.wait_ready(READY_SECONDS)
         yield Stack(gw, runner, db, procs)
     finally:
         runner.stop_all()

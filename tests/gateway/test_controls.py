@@ -245,7 +245,9 @@ async def test_ws_controls_answer_results_and_errors_and_their_events_reach_ever
         assert res["type"] == "result" and res["command"] == "show" and res["status"] == "ok", res
         shown = await sx.event("show")  # the spectator sees the revealed cards
         assert shown["cards"] == cards and shown["participantId"] == winner["participantId"]
-        again = await ws_winner.send({"type": "show", "tableId": table_id, "handId": hand_id, "requestId": "s1"})
+        resent = await ws_winner.send({"type": "show", "tableId": table_id, "handId": hand_id, "requestId": "s1"})
+        assert resent == res  # the same requestId: applied once, the first result again
+        again = await ws_winner.send({"type": "show", "tableId": table_id, "handId": hand_id, "requestId": "s2"})
         assert again["type"] == "error" and again["details"]["reason"] == "nothing_to_show", again  # shown once
 
         resub = await sx.send({"type": "subscribe", "tableId": table_id})  # a fresh snapshot carries it too

@@ -11,7 +11,7 @@ from felt_runtime.asyncapi import write_all
 
 def test_make_docs_writes_asyncapi_with_request_and_reply_schemas(tmp_path: Path) -> None:
     written = {p.stem: json.loads(p.read_text()) for p in write_all(tmp_path)}
-    assert set(written) == set(catalog.installed()) - {"gateway", "bots"}
+    assert set(written) == set(catalog.installed()) - {"gateway"}
     for name, doc in written.items():
         assert doc["asyncapi"].startswith("3.")
         messages = doc["components"]["messages"]

@@ -81,3 +81,28 @@ def test_second_felt_up_refuses_while_one_runs(tmp_path: Path) -> None:
         assert "in use" in second.stderr
     finally:
         _interrupt(first)
+
+
+@pytest.mark.slow
+def test_felt_up_with_default_settings_has_bots_playing_at_a_table(tmp_path: Path) -> None:
+    """No client at all: the lobby shows a table with two or more players where hands are dealt."""
+    import httpx
+
+    offset = random.randrange(45000, 49000, 10)
+    env = _env(tmp_path, offset)
+    proc = _start(env)
+    try:
+        assert _wait_all_healthy(env, timeout=60).returncode == 0
+        lobby = f"http://127.0.0.1:{catalog.default_port('gateway') + offset}/api/v2/poker/tables"
+        first: dict[str, int] = {}
+        deadline = time.monotonic() + 90
+        playing = []
+        while not playing and time.monotonic() < deadline:
+            tables = httpx.get(lobby, timeout=5).json()["tables"]
+            for t in tables:
+                first.setdefault(t["tableId"], t["lastSeq"])
+            playing = [t["tableId"] for t in tables if t["players"] >= 2 and t["handRunning"] and t["lastSeq"] > first[t["tableId"]]]
+            time.sleep(0.5)
+        assert playing, f"no table with bots playing: {tables}"
+    finally:
+        _interrupt(proc)

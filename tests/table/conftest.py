@@ -42,9 +42,10 @@ def start_stack(runner: ServiceRunner, database_url: str = "", *, wallet_nats_ur
 @pytest.fixture(scope="module")
 def stack(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     runner = ServiceRunner(nats_url, redis_url, tmp_path_factory.mktemp("tablestack"))
-    procs = start_stack(runner)
-    yield procs
-    runner.stop_all()
+    try:  # a stack that failed to start is stopped too (a stray wallet would answer other tests)
+        yield start_stack(runner)
+    finally:
+        runner.stop_all()
 
 
 CALL_TIMEOUT = 1.0  # the money stack's call timeout to wallet/limits/timer (SIGSTOP tests stay short)
@@ -76,11 +77,13 @@ def money_stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, p
     u = urlparse(nats_url)
     proxy = ReplyHoldingProxy((u.hostname or "127.0.0.1", u.port or 4222))
     runner = ServiceRunner(nats_url, redis_url, work)
-    procs = start_stack(runner, url, wallet_nats_url=proxy.url,
-                        base={**TABLE_ENV, "felt_table_call_timeout": str(CALL_TIMEOUT)})
-    yield MoneyStack(procs, url, proxy)
-    runner.stop_all()
-    proxy.close()
+    try:
+        procs = start_stack(runner, url, wallet_nats_url=proxy.url,
+                            base={**TABLE_ENV, "felt_table_call_timeout": str(CALL_TIMEOUT)})
+        yield MoneyStack(procs, url, proxy)
+    finally:
+        runner.stop_all()
+        proxy.close()
 
 
 @pytest.fixture

@@ -219,6 +219,7 @@ async def test_wallet_down_10s_backs_off_and_resumes_within_2s(money_stack, bus,
     resumed_in = time.monotonic() - back_at
     print(f"\nwallet down {back_at - down_at:.1f}s: hands started {during}, table log lines {len(lines)}, "
           f"next hand {resumed_in:.2f}s after the wallet was ready")
+    print("\n".join(f"  {x[:240]}" for x in lines))
     assert during <= 2, during
     assert len(lines) <= 6, lines
     assert resumed_in < 2.0, resumed_in
@@ -257,3 +258,25 @@ async def _paused_for(bus: Any, t: str, what: str) -> bool:
 async def _turn_moved(bus: Any, t: str, turn: int) -> bool:
     h = (await view(bus, t)).hand
     return h.phase == "over" or h.turn_id != turn
+
+
+async def test_a_bet_the_wallet_does_not_answer_aborts_the_hand_and_refunds_it(money_stack, bus, ledger_db):
+    """Whether an unanswered commit arrived is unknown: the hand is cancelled (only an aborted
+    hand is), refunded exactly what reached the escrow once the wallet is back."""
+    t, pids, hand_id = await started(bus)
+    bettor = actor_of(await view(bus, t))
+    money_stack["wallet"].kill9()
+    with pytest.raises(BusError) as refused:
+        await cmd(bus, t, Act(participant_id=bettor, action="raiseTo", amount=10))
+    assert refused.value.code is ErrorCode.UNAVAILABLE and refused.value.details["reason"] == "hand_cancelled"
+    v = await view(bus, t)
+    assert v.hand is None and v.paused == "waiting for the wallet"
+    money_stack["wallet"].start()
+    await in_thread(money_stack["wallet"].wait_ready)
+    await resumed(bus, t)
+    got = await settle_of(ledger_db, hand_id)
+    assert got["status"] == "cancelled" and got["escrow"] == 0 and got["kinds"] == ["refund"], got
+    await assert_stacks_are_reserves(bus, t)
+    assert [s.stack for s in (await view(bus, t)).seats] == [100, 100]
+    await check_invariants(ledger_db)
+    await cmd(bus, t, Start(participant_id=pids[0]))  # the next hand deals

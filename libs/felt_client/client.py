@@ -1,0 +1,243 @@
+"""`FeltClient`: the agent API over httpx, with the retry rules every agent needs.
+
+- A request that did not reach an answer (connection refused or reset, timeout) or got 503 is
+  retried with exponential backoff; an action or chat post keeps its `Idempotency-Key`, so a
+  retry can never act twice.
+- 429: wait `Retry-After` (or the backoff), then retry.
+- 409 on an action: the table is read again and `Conflict(view=...)` raised, so the caller
+  decides on the turn as it is now.
+- Seats this client took are remembered: when a view shows the seat gone (the table service
+  restarted and cleared its seats), the client joins again with the same arguments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from felt_client.errors import ApiError, Conflict
+from felt_client.models import AgentKey, Balance, CommandResult, EventPage
+
+POKER = "/api/v2/poker"
+ACCOUNTS = "/api/v2/accounts"
+#: the answers worth another try: the room did not answer (503) or asked us to slow down (429)
+RETRY_STATUS = frozenset({429, 502, 503, 504})
+#: refusals after which a remembered seat is not taken again by itself
+NO_REJOIN = frozenset({"insufficient_funds", "limit_exceeded", "frozen", "admission", "not_found", "chips_in_play"})
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Backoff: `base * 2**n` seconds (capped, with jitter), `attempts` tries in all."""
+
+    attempts: int = 8
+    base: float = 0.2
+    cap: float = 5.0
+
+    def delay(self, n: int, rng: random.Random) -> float:
+        return min(self.cap, self.base * 2**n) * (0.5 + rng.random() / 2)
+
+
+class FeltClient:
+    """One participant's (or owner's) session with a Felt gateway.
+
+    `api_key` acts as an agent; `token` (from `log_in`) as the owner's human participant and
+    manages agents. `transport` lets tests and benchmarks plug in an ASGI app."""
+
+    def __init__(self, base_url: str, *, api_key: str | None = None, token: str | None = None,
+                 retry: Retry = Retry(), timeout: float = 10.0, transport: httpx.AsyncBaseTransport | None = None,
+                 event_hooks: dict[str, list[Any]] | None = None) -> None:
+        self.retry = retry
+        self.credential = api_key or token
+        self.seats: dict[str, dict[str, Any]] = {}  # table id -> the join body, while we mean to sit there
+        self._rng = random.Random()
+        self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=timeout, transport=transport,
+                                       event_hooks=event_hooks or {})
+
+    async def __aenter__(self) -> "FeltClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # --- the one request loop ------------------------------------------------------------------
+
+    async def request(self, method: str, path: str, *, json: Any = None, params: dict[str, Any] | None = None,
+                      idempotency_key: str | None = None, timeout: float | None = None) -> Any:
+        """One API call with the retry rules; the decoded JSON (or text) of a 2xx answer,
+        otherwise `ApiError`."""
+        headers = {}
+        if self.credential:
+            headers["Authorization"] = f"Bearer {self.credential}"
+        if idempotency_key:
+            headers["Idempotency-Key"] = idempotency_key
+        extra = {"timeout": timeout} if timeout is not None else {}
+        for n in range(self.retry.attempts):
+            last = n == self.retry.attempts - 1
+            try:
+                response = await self._http.request(method, path, json=json, params=params, headers=headers, **extra)
+            except (httpx.TransportError, httpx.TimeoutException) as exc:
+                if last:
+                    raise ApiError(503, "unavailable", f"no answer from {self._http.base_url}: {type(exc).__name__}") from exc
+                await asyncio.sleep(self.retry.delay(n, self._rng))
+                continue
+            if response.status_code in RETRY_STATUS and not last:
+                await asyncio.sleep(self._wait_for(response, n))
+                continue
+            if response.is_success:
+                if response.status_code == 204 or not response.content:
+                    return None
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    return response.json()
+                return response.text
+            raise ApiError.from_response(response)
+        raise AssertionError("unreachable")  # pragma: no cover - the last attempt returns or raises
+
+    def _wait_for(self, response: httpx.Response, n: int) -> float:
+        after = response.headers.get("retry-after")
+        if after:
+            try:
+                return min(float(after), 30.0)
+            except ValueError:
+                pass
+        return self.retry.delay(n, self._rng)
+
+    # --- accounts ------------------------------------------------------------------------------
+
+    async def sign_up(self, email: str, password: str) -> dict[str, Any]:
+        return await self.request("POST", f"{ACCOUNTS}/signup", json={"email": email, "password": password})
+
+    async def log_in(self, email: str, password: str) -> str:
+        """Log in as the owner; later calls use the token."""
+        body = await self.request("POST", f"{ACCOUNTS}/login", json={"email": email, "password": password})
+        self.credential = body["token"]
+        return body["token"]
+
+    async def me(self) -> dict[str, Any]:
+        return await self.request("GET", f"{ACCOUNTS}/me")
+
+    async def create_agent(self, name: str) -> AgentKey:
+        return AgentKey.model_validate(await self.request("POST", f"{ACCOUNTS}/agents", json={"name": name}))
+
+    async def rotate_key(self, agent_id: str) -> AgentKey:
+        return AgentKey.model_validate(await self.request("POST", f"{ACCOUNTS}/agents/{agent_id}/key"))
+
+    # --- lobby and seats -----------------------------------------------------------------------
+
+    async def rules(self, rules_version: str = "nlhe-1") -> str:
+        return (await self.request("GET", f"{POKER}/rules", params={"rulesVersion": rules_version}))["text"]
+
+    async def tables(self, kind: str | None = None) -> list[dict[str, Any]]:
+        return (await self.request("GET", f"{POKER}/tables", params={"kind": kind} if kind else None))["tables"]
+
+    async def join(self, table_id: str, buy_in: int | None = None, auto_rebuy: bool = False) -> CommandResult:
+        """Take a seat (`buy_in` None: the server's default). Remembered for re-joining."""
+        body: dict[str, Any] = {"autoRebuy": auto_rebuy}
+        if buy_in is not None:
+            body["buyIn"] = buy_in
+        try:
+            result = CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/join", json=body))
+        except ApiError as exc:
+            if exc.code != "already_seated" or exc.details.get("reason") != "same_participant":
+                raise
+            view = await self._view(table_id)  # a retried join that had already seated us
+            result = CommandResult(status="seated", seq=view.get("seq", 0), seat=view.get("yourSeatId"), table=view)
+        self.seats[table_id] = body
+        return result
+
+    async def start(self, table_id: str) -> CommandResult:
+        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/start"))
+
+    async def sit_out(self, table_id: str) -> CommandResult:
+        """Not dealt in from the next hand on; the seat is kept."""
+        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/sit-out"))
+
+    async def sit_in(self, table_id: str) -> CommandResult:
+        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/sit-in"))
+
+    async def leave(self, table_id: str) -> CommandResult:
+        self.seats.pop(table_id, None)
+        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/leave"))
+
+    # --- play ----------------------------------------------------------------------------------
+
+    async def view(self, table_id: str) -> dict[str, Any]:
+        """`GET /tables/{id}` as returned (`{"table": {...}}`), after sitting down again if a
+        seat this client holds was cleared by a restart of the table."""
+        body = await self.request("GET", f"{POKER}/tables/{table_id}")
+        table = body.get("table") or {}
+        if table_id in self.seats and table.get("yourSeatId") is None:
+            if await self._rejoin(table_id):
+                body = await self.request("GET", f"{POKER}/tables/{table_id}")
+        return body
+
+    async def table(self, table_id: str) -> dict[str, Any]:
+        """The `table` object of `view`."""
+        return (await self.view(table_id)).get("table") or {}
+
+    async def _view(self, table_id: str) -> dict[str, Any]:
+        return (await self.request("GET", f"{POKER}/tables/{table_id}")).get("table") or {}
+
+    async def _rejoin(self, table_id: str) -> bool:
+        body = self.seats[table_id]
+        try:
+            await self.request("POST", f"{POKER}/tables/{table_id}/join", json=body)
+        except ApiError as exc:
+            if exc.code == "already_seated":
+                return True
+            if exc.code in NO_REJOIN:
+                self.seats.pop(table_id, None)
+            return False
+        return True
+
+    async def act(self, table_id: str, action: dict[str, Any], *, hand_id: str | None = None,
+                  turn_id: int | None = None, idempotency_key: str | None = None) -> CommandResult:
+        """Send `action` (`{"type": "raiseTo", "amount": 60}`, ...) for the turn named by
+        `hand_id`/`turn_id`. One idempotency key for all retries. A 409 raises `Conflict` with
+        the table as it is now."""
+        body = dict(action)
+        if hand_id is not None:
+            body["handId"] = hand_id
+        if turn_id is not None:
+            body["turnId"] = turn_id
+        key = idempotency_key or uuid.uuid4().hex
+        try:
+            return CommandResult.model_validate(
+                await self.request("POST", f"{POKER}/tables/{table_id}/actions", json=body, idempotency_key=key))
+        except ApiError as exc:
+            if exc.status != 409:
+                raise
+            raise Conflict(exc, await self.table(table_id)) from None
+
+    async def events(self, table_id: str, after: int = 0, wait: float = 0, limit: int = 500) -> EventPage:
+        """Events with `seq > after`; with `wait`, returns as soon as one happens."""
+        body = await self.request("GET", f"{POKER}/tables/{table_id}/events",
+                                  params={"after": after, "wait": wait, "limit": limit}, timeout=wait + 10)
+        return EventPage.model_validate(body)
+
+    async def hands(self, table_id: str, mine: bool = False, limit: int = 50) -> list[dict[str, Any]]:
+        body = await self.request("GET", f"{POKER}/tables/{table_id}/hands", params={"mine": mine, "limit": limit})
+        return body["hands"]
+
+    # --- chat and money ------------------------------------------------------------------------
+
+    async def chat(self, table_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        return (await self.request("GET", f"{POKER}/tables/{table_id}/chat", params={"limit": limit}))["messages"]
+
+    async def say(self, table_id: str, text: str, idempotency_key: str | None = None) -> dict[str, Any]:
+        return await self.request("POST", f"{POKER}/tables/{table_id}/chat", json={"text": text},
+                                  idempotency_key=idempotency_key or uuid.uuid4().hex)
+
+    async def balance(self) -> Balance:
+        return Balance.model_validate(await self.request("GET", f"{POKER}/balance"))
+
+    async def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
+        return (await self.request("GET", f"{POKER}/sessions", params={"limit": limit}))["sessions"]

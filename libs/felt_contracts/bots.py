@@ -1,0 +1,43 @@
+"""Bots service messages: add bots to a table (`felt bots --table ID --level hard --count 3`)
+and report what each bot did.
+
+Subjects: `BOTS_ADD` (request/reply): `AddBots` -> `BotsStatus` (the bots added);
+`BOTS_STATUS` (request/reply): `BotsQuery` -> `BotsStatus` (every bot of the service).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from felt_contracts.base import Message, Request
+
+Level = Literal["easy", "normal", "hard"]
+
+
+class AddBots(Request):
+    table_id: Annotated[str, Field(min_length=1, max_length=64)]
+    level: Level = "normal"
+    count: Annotated[int, Field(ge=1, le=9)] = 1
+
+
+class BotsQuery(Request):
+    table_id: str | None = None  # None: every table
+
+
+class BotInfo(Message):
+    participant_id: str
+    name: str
+    level: Level
+    table_id: str
+    seated: bool  # holds a seat now
+    hands: int  # hands it was dealt in
+    actions: int  # actions the table accepted
+    refused: int  # actions the table refused (illegal, stale, not your turn)
+    errors: int  # other failed calls (the room did not answer, ...)
+    timeouts: int  # its turns the table's clock ended
+
+
+class BotsStatus(Message):
+    bots: list[BotInfo]

@@ -1,0 +1,135 @@
+"""The bots service: keeps `FELT_BOTS` bots seated at the configured tables (or at tables of
+the lobby that admit agents and that a new account can afford), and adds bots on request
+(`felt bots --table ID --level hard --count 3` → `BOTS_ADD`). Every bot is an ordinary agent
+playing through the gateway with `felt_client`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+
+from felt_bots.levels import LEVELS
+from felt_bots.player import Bot
+from felt_bots.roster import identity, secret
+from felt_bots.settings import BotsSettings
+from felt_client import ApiError, FeltClient, Retry
+from felt_contracts import subjects
+from felt_contracts.bots import AddBots, BotsQuery, BotsStatus
+from felt_runtime import catalog
+from felt_runtime.bus import BusError, responder
+from felt_runtime.service import ServiceContext, load_settings
+from felt_contracts.errors import ErrorCode
+
+log = logging.getLogger("felt.bots")
+
+
+class Roster:
+    """The running bots and their tasks."""
+
+    def __init__(self, ctx: ServiceContext, settings: BotsSettings) -> None:
+        self.settings = settings
+        self.gateway_url = settings.gateway_url or f"http://127.0.0.1:{ctx.settings.default_port(catalog.default_port('gateway'))}"
+        self.var_dir = ctx.settings.var_dir
+        self.bots: list[Bot] = []
+        self.tasks: list[asyncio.Task] = []
+        self.lock = asyncio.Lock()
+
+    @property
+    def password(self) -> str:
+        """The bots' owner password (made on first use, not when the service is assembled)."""
+        return secret(self.var_dir)
+
+    async def add(self, table_id: str, level: str, count: int) -> list[Bot]:
+        async with FeltClient(self.gateway_url) as lobby:
+            if not any(t["tableId"] == table_id for t in await lobby.tables(kind="agent")):
+                raise BusError(ErrorCode.NOT_FOUND, f"no table {table_id!r} admits agents", table_id=table_id)
+        async with self.lock:
+            added = []
+            for _ in range(count):
+                number = len(self.bots)
+                who = await identity(self.gateway_url, number, level, self.password, self.settings.email_domain)
+                client = FeltClient(self.gateway_url, api_key=who.api_key, retry=Retry(attempts=10, cap=10.0), timeout=30)
+                bot = Bot(client, who.participant_id, who.name, level, table_id, LEVELS[level], random.Random(),  # type: ignore[arg-type]
+                          think_seconds=self.settings.think_seconds, pause_seconds=self.settings.pause_seconds,
+                          broke_recheck_seconds=self.settings.broke_recheck_seconds)
+                self.bots.append(bot)
+                self.tasks.append(asyncio.create_task(bot.run(), name=f"bot-{number}"))
+                added.append(bot)
+            return added
+
+    async def seat_defaults(self) -> None:
+        """The configured bots, once the gateway answers (it may start after us)."""
+        if self.settings.count == 0:
+            return
+        tables = await self.default_tables()
+        levels = self.settings.level_list()
+        for n in range(self.settings.count):
+            table_id = tables[(n // self.settings.per_table) % len(tables)] if not self.settings.table_list() else tables[n % len(tables)]
+            await self.add(table_id, levels[n % len(levels)], 1)
+        log.info("bots seated", extra={"count": self.settings.count, "tables": sorted(set(tables))})
+
+    async def default_tables(self) -> list[str]:
+        """The configured tables; else the lobby's tables that admit agents and that a new
+        bot can afford (people-and-agents tables first, so a newcomer finds bots to play)."""
+        if self.settings.table_list():
+            return self.settings.table_list()
+        async with FeltClient(self.gateway_url, retry=Retry(attempts=60, cap=2.0)) as lobby:
+            tables = await lobby.tables(kind="agent")
+            first = await identity(self.gateway_url, 0, self.settings.level_list()[0], self.password, self.settings.email_domain)
+            lobby.credential = first.api_key
+            chips = (await lobby.balance()).available
+        fit = [t for t in tables if (t.get("minBuyIn") or 0) <= chips]
+        if not fit:
+            raise ApiError(404, "not_found", f"no table admitting agents has a minimum buy-in within {chips} chips")
+        return [t["tableId"] for t in sorted(fit, key=lambda t: t.get("admission") != "MIXED")]
+
+    async def stop(self) -> None:
+        """Cancel the bots, then give their seats back (all at once, briefly: the gateway may
+        be stopping too; a seat left behind is cleared by the table's own policies)."""
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await asyncio.gather(*(asyncio.wait_for(b.client.leave(b.table_id), 3) for b in self.bots if b.seat is not None),
+                             return_exceptions=True)
+        for bot in self.bots:
+            await bot.client.aclose()
+
+    def status(self, table_id: str | None = None) -> BotsStatus:
+        return BotsStatus(bots=[b.info() for b in self.bots if table_id is None or b.table_id == table_id])
+
+
+def build(ctx: ServiceContext) -> None:
+    settings = load_settings(ctx.name, BotsSettings)
+    roster = Roster(ctx, settings)
+    background: list[asyncio.Task] = []
+
+    @ctx.on_startup
+    async def seat() -> None:
+        async def run() -> None:
+            try:
+                await roster.seat_defaults()
+            except ApiError as exc:
+                log.error("default bots not seated", extra={"code": exc.code, "error": exc.message})
+
+        background.append(asyncio.create_task(run()))
+
+    @ctx.on_shutdown
+    async def stop() -> None:
+        for task in background:
+            task.cancel()
+        await roster.stop()
+
+    @responder(ctx.broker, subjects.BOTS_ADD, AddBots, queue=subjects.BOTS_QUEUE)
+    async def add(req: AddBots) -> BotsStatus:
+        """Seat `count` new bots of `level` at `table_id`."""
+        try:
+            bots = await roster.add(req.table_id, req.level, req.count)
+        except ApiError as exc:
+            raise BusError(ErrorCode.UNAVAILABLE, f"the gateway refused: {exc}") from None
+        return BotsStatus(bots=[b.info() for b in bots])
+
+    @responder(ctx.broker, subjects.BOTS_STATUS, BotsQuery, queue=subjects.BOTS_QUEUE)
+    async def status(req: BotsQuery) -> BotsStatus:
+        """Every bot of this service (or of one table) and what it did."""
+        return roster.status(req.table_id)

@@ -1,0 +1,59 @@
+// REST calls to the gateway (/api/v2): the login token, JSON in and out, and errors as
+// {code, message, details} exactly as the gateway sends them.
+
+const TOKEN_KEY = "felt.token";
+
+export class ApiError extends Error {
+  constructor(code, message, details = {}, status = 0) {
+    super(message);
+    this.code = code;
+    this.details = details;
+    this.status = status;
+  }
+}
+
+export const session = {
+  get token() { return sessionStorage.getItem(TOKEN_KEY); },
+  set token(value) {
+    if (value) sessionStorage.setItem(TOKEN_KEY, value);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  },
+};
+
+export async function request(method, path, body, { text = false } = {}) {
+  const headers = {};
+  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new ApiError("unavailable", "The room cannot be reached. Check your connection.");
+  }
+  if (response.ok) {
+    if (response.status === 204) return null;
+    return text ? response.text() : response.json();
+  }
+  let data = {};
+  try { data = await response.json(); } catch { /* not JSON */ }
+  throw new ApiError(data.code || "unavailable", data.message || `HTTP ${response.status}`, data.details || {}, response.status);
+}
+
+const get = (path) => request("GET", path);
+const post = (path, body = {}) => request("POST", path, body);
+
+export const api = {
+  signUp: (email, password) => post("/api/v2/accounts/signup", { email, password }),
+  logIn: (email, password) => post("/api/v2/accounts/login", { email, password }),
+  logOut: () => request("POST", "/api/v2/accounts/logout"),
+  me: () => get("/api/v2/accounts/me"),
+  createAgent: (name) => post("/api/v2/accounts/agents", { name }),
+  tables: () => get("/api/v2/poker/tables"),
+  view: (tableId) => get(`/api/v2/poker/tables/${encodeURIComponent(tableId)}`),
+  hands: (tableId) => get(`/api/v2/poker/tables/${encodeURIComponent(tableId)}/hands?limit=10`),
+  hand: (handId, format) => request("GET", `/api/v2/poker/hands/${encodeURIComponent(handId)}${format === "phh" ? ".phh" : ""}`,
+    undefined, { text: true }),
+  chat: (tableId) => get(`/api/v2/poker/tables/${encodeURIComponent(tableId)}/chat?limit=50`),
+  balance: () => get("/api/v2/poker/balance"),
+  sessions: () => get("/api/v2/poker/sessions?limit=20"),
+};

@@ -1,0 +1,51 @@
+// Small DOM and formatting helpers shared by the screens. Text always goes in through
+// textContent, never innerHTML.
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** An element with attributes/properties and children (strings become text nodes). */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key in el && typeof value !== "string") el[key] = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+export const chips = (n) => (n ?? 0).toLocaleString("en-US");
+
+export function stakes(config) {
+  const parts = [];
+  if (config.bigBlind) parts.push(`${chips(config.smallBlind)}/${chips(config.bigBlind)}`);
+  if (config.ante) parts.push(`ante ${chips(config.ante)}`);
+  return parts.join(" · ") || "—";
+}
+
+export function buyInRange(config) {
+  if (config.minBuyIn == null) return "your balance plays";
+  return `${chips(config.minBuyIn)}–${chips(config.maxBuyIn)}`;
+}
+
+const STRUCTURES = { "no-limit": "No limit", "pot-limit": "Pot limit", "fixed-limit": "Fixed limit" };
+export const structureName = (config) => STRUCTURES[config.structure] || config.structure || "";
+
+const GAMES = { "nlhe-1": "Hold'em", "plhe-1": "Hold'em", "flhe-1": "Hold'em", "ante-nl-1": "Ante hold'em", "draw5-1": "Five-card draw" };
+export const gameName = (config) => GAMES[config.rulesVersion] || config.rulesVersion;
+
+const ADMISSION = { MIXED: "People & bots", HUMANS_ONLY: "People only", AGENTS_ONLY: "Bots only" };
+export const admissionName = (admission) => ADMISSION[admission] || admission;
+
+/** Replace an element's children. */
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  return el;
+}

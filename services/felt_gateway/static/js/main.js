@@ -1,0 +1,118 @@
+// The page's shell: sign up / log in / log out, the header balance, the connection banner,
+// messages, and the two screens (#/lobby, #/table/<id>).
+
+import { ApiError, api, session } from "./api.js";
+import { $, chips } from "./dom.js";
+import { Lobby } from "./lobby.js";
+import { Socket } from "./socket.js";
+import { TableScreen } from "./table.js";
+
+let socket = null;
+let lobby = null;
+let table = null;
+let balanceTimer = null;
+
+function notify(text, kind = "ok") {
+  const toast = $("#toast");
+  toast.textContent = text;
+  toast.dataset.kind = kind;
+  toast.hidden = !text;
+  clearTimeout(notify.timer);
+  notify.timer = setTimeout(() => { toast.hidden = true; }, kind === "error" ? 8000 : 4000);
+}
+
+async function loadBalance() {
+  try {
+    const b = await api.balance();
+    $("#bal-available").textContent = chips(b.available);
+    $("#bal-reserved").textContent = chips(b.reserved);
+    $("#bal-inplay").textContent = chips(b.inPlay);
+  } catch (err) {
+    if (err.code === "unauthorized") signedOut();
+  }
+}
+
+function banner(state, attempt) {
+  const el = $("#banner");
+  el.hidden = state === "open" || state === "closed" || state === "idle";
+  el.textContent = state === "connecting" ? "Connecting to the room…"
+    : `Connection lost — reconnecting${attempt > 1 ? ` (attempt ${attempt})` : ""}… Your seat is kept for a few seconds.`;
+}
+
+function route() {
+  if (!session.token || !table) return;
+  const match = location.hash.match(/^#\/table\/([a-z0-9][a-z0-9_-]{0,63})$/);
+  if (match) {
+    lobby.hide();
+    if (table.tableId !== match[1]) { table.close(); table.open(match[1]); }
+  } else {
+    table.close();
+    lobby.show();
+  }
+}
+
+async function signedIn() {
+  $("#view-auth").hidden = true;
+  $("#account").hidden = false;
+  try {
+    const me = await api.me();
+    $("#me-name").textContent = me.name;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "unauthorized") { signedOut(); return; }
+  }
+  socket = new Socket(session.token);
+  socket.addEventListener("state", (ev) => banner(ev.detail.state, ev.detail.attempt));
+  socket.addEventListener("unauthorized", () => { notify("Your login expired; log in again.", "error"); signedOut(); });
+  const goLobby = () => { location.hash = "#/lobby"; };
+  lobby = new Lobby($("#view-lobby"), { onOpen: (id) => { location.hash = `#/table/${id}`; }, notify });
+  table = new TableScreen($("#view-table"), { socket, notify, onMoney: loadBalance, onLeave: goLobby });
+  socket.connect();
+  loadBalance();
+  balanceTimer = setInterval(loadBalance, 5000);
+  route();
+}
+
+function signedOut() {
+  session.token = null;
+  if (socket) socket.close();
+  if (table) table.close();
+  if (lobby) lobby.hide();
+  clearInterval(balanceTimer);
+  location.reload();
+}
+
+async function submitAuth(ev, mode) {
+  ev.preventDefault();
+  const form = ev.target;
+  const email = form.elements.email.value.trim();
+  const password = form.elements.password.value;
+  const out = $(".form-msg", form);
+  out.textContent = "";
+  try {
+    if (mode === "signup") await api.signUp(email, password);
+    const login = await api.logIn(email, password);
+    session.token = login.token;
+  } catch (err) {
+    const fields = (err.details?.errors || []).map((e) => e.loc?.slice(-1)[0]).filter(Boolean);
+    out.textContent = err.code === "validation" && fields.length
+      ? `Check ${fields.join(" and ")}: an email address and a password of at least 8 characters.`
+      : err.message;
+    return;
+  }
+  if (!location.hash) location.hash = "#/lobby";
+  signedIn();
+}
+
+function boot() {
+  $("#signup-form").addEventListener("submit", (ev) => submitAuth(ev, "signup"));
+  $("#login-form").addEventListener("submit", (ev) => submitAuth(ev, "login"));
+  $("#logout").addEventListener("click", async () => {
+    try { await api.logOut(); } catch { /* the token is dropped either way */ }
+    signedOut();
+  });
+  window.addEventListener("hashchange", route);
+  if (session.token) signedIn();
+  else $("#view-auth").hidden = false;
+}
+
+boot();

@@ -1,0 +1,253 @@
+// One table on screen: subscribe over the socket, redraw from your authenticated view after
+// each event, and the seat's own controls (sit down, leave, sit out / in, auto-rebuy, deal,
+// show), hand results, the last hands with their histories, and chat.
+
+import { api } from "./api.js";
+import { cardElement, cardName } from "./cards.js";
+import { Chat } from "./chat.js";
+import { Controls } from "./controls.js";
+import { $, admissionName, buyInRange, chips, fill, gameName, h, stakes, structureName } from "./dom.js";
+import { renderFelt, tick } from "./felt.js";
+import { newRequestId } from "./socket.js";
+
+const TICK_MS = 250;
+
+export class TableScreen {
+  constructor(root, { socket, notify, onMoney, onLeave }) {
+    this.root = root;
+    this.socket = socket;
+    this.notify = notify;
+    this.onMoney = onMoney;
+    this.tableId = null;
+    this.view = null;
+    this.entry = null;
+    this.fetching = false;
+    this.dirty = false;
+    this.awards = new Map(); // handId -> award events
+    this.results = [];
+    this.resultFor = null;
+    this.chat = new Chat($("#chat", root), { socket });
+    this.controls = new Controls(root, {
+      act: (action, handId, turnId) => this.command({ type: "act", action, handId, turnId, requestId: `act-${handId.slice(-16)}-${turnId}` }),
+      preaction: (preaction) => this.command({ type: "preaction", preaction }).catch((err) => this.notify(err.message, "error")),
+    });
+    this.controls.bindPreactions();
+    $("#back-to-lobby", root).addEventListener("click", onLeave);
+    $("#history-close", root).addEventListener("click", () => $("#history", root).close());
+    socket.addEventListener("snapshot", (ev) => this.mine(ev) && this.setView(ev.detail.table));
+    socket.addEventListener("event", (ev) => this.mine(ev) && this.onEvent(ev.detail.event));
+    socket.addEventListener("state", (ev) => ev.detail.state === "open" && this.tableId && this.refresh());
+    socket.addEventListener("error", (ev) => this.mine(ev) && this.notify(ev.detail.message, "error"));
+  }
+
+  mine(ev) { return this.tableId && ev.detail.tableId === this.tableId; }
+
+  async open(tableId) {
+    this.tableId = tableId;
+    this.view = null;
+    this.results = [];
+    this.awards.clear();
+    this.root.hidden = false;
+    fill($("#results", this.root));
+    fill($(".oval", this.root), h("div", { class: "centre" }, h("div", { class: "street" }, "Opening the table…")));
+    this.socket.watch(tableId);
+    this.chat.open(tableId);
+    this.loadHands();
+    try {
+      this.entry = (await api.tables()).tables.find((t) => t.tableId === tableId) || null;
+    } catch { this.entry = null; }
+    this.refresh();
+    clearInterval(this.ticker);
+    this.ticker = setInterval(() => this.view && tick($(".felt", this.root), this.view), TICK_MS);
+  }
+
+  close() {
+    if (this.tableId) this.socket.unwatch(this.tableId);
+    this.tableId = null;
+    clearInterval(this.ticker);
+    this.root.hidden = true;
+  }
+
+  /** Redraw from the authenticated view; requests never overlap, the last event always wins. */
+  async refresh() {
+    if (this.fetching) { this.dirty = true; return; }
+    this.fetching = true;
+    try {
+      do {
+        this.dirty = false;
+        const tableId = this.tableId;
+        const { table } = await api.view(tableId);
+        if (tableId === this.tableId) this.setView(table);
+      } while (this.dirty && this.tableId);
+    } catch (err) {
+      this.notify(err.message, "error");
+    } finally {
+      this.fetching = false;
+    }
+  }
+
+  onEvent(ev) {
+    if (ev.kind === "award") {
+      if (!this.awards.has(ev.handId)) this.awards.set(ev.handId, []);
+      this.awards.get(ev.handId).push(ev);
+    }
+    if (ev.kind === "hand_end") { this.resultFor = ev.handId; this.onMoney(); }
+    if (ev.kind === "show" && ev.detail === "voluntary") this.result(`${this.nameOf(ev.seat)} shows ${ev.cards.map(cardName).join(", ")}`, ev.cards);
+    if (["seated", "left", "session_closed", "rebuy"].includes(ev.kind)) this.onMoney();
+    this.refresh();
+  }
+
+  setView(view) {
+    this.view = view;
+    if (this.resultFor && view.hand && view.hand.handId === this.resultFor) {
+      this.handResult(view.hand);
+      this.resultFor = null;
+      this.loadHands();
+    }
+    this.render();
+  }
+
+  nameOf(seat) {
+    const person = this.view?.seats.find((s) => s.seat === seat);
+    return person?.name || `Seat ${seat}`;
+  }
+
+  /** "who won which pot with which hand", from the hand's award events and the final view. */
+  handResult(hand) {
+    const awards = this.awards.get(hand.handId) || [];
+    const pots = new Set(awards.map((a) => a.pot));
+    for (const a of awards) {
+      const seat = hand.seats.find((s) => s.seat === a.seat);
+      const pot = pots.size > 1 ? (a.pot === 0 ? " the main pot" : ` side pot ${a.pot}`) : " the pot";
+      let line;
+      if (a.detail === "uncalled") line = `${this.nameOf(a.seat)} takes back ${chips(a.amount)} uncalled`;
+      else if (a.detail === "refund") line = `${this.nameOf(a.seat)} gets ${chips(a.amount)} back`;
+      else {
+        line = `${this.nameOf(a.seat)} ${a.detail === "split" ? "splits" : "wins"}${pot}: ${chips(a.amount)}`;
+        line += hand.showdown && seat?.handName ? ` with ${seat.handName}` : hand.showdown ? "" : " (everyone else folded)";
+      }
+      this.result(line, hand.showdown ? seat?.cards : null);
+    }
+    this.awards.delete(hand.handId);
+  }
+
+  result(text, cards) {
+    this.results.unshift({ text, cards: cards || [] });
+    this.results.length = Math.min(this.results.length, 12);
+    fill($("#results", this.root), this.results.map((r) => h("li", {}, r.cards.length ? h("span", { class: "mini-cards" }, r.cards.map((c) => cardElement(c, { small: true }))) : null, r.text)));
+  }
+
+  async command(frame) {
+    const answer = await this.socket.request({ requestId: newRequestId(frame.type), ...frame, tableId: this.tableId });
+    this.refresh();
+    return answer;
+  }
+
+  async run(frame, done) {
+    try {
+      const answer = await this.command(frame);
+      if (done) this.notify(typeof done === "function" ? done(answer) : done, "ok");
+      this.onMoney();
+    } catch (err) {
+      this.notify(err.message || "Refused.", "error");
+    }
+  }
+
+  render() {
+    const view = this.view;
+    const config = view.config;
+    const entry = this.entry || {};
+    $("#table-title", this.root).textContent = config.name || config.tableId;
+    $("#table-meta", this.root).textContent = [gameName(config), structureName({ structure: view.hand?.structure || entry.structure }),
+      stakes(config), `buy-in ${buyInRange(config)}`, admissionName(config.admission)].filter(Boolean).join(" · ");
+    const me = view.seats.find((s) => s.seat === view.yourSeatId);
+    const hand = view.hand;
+    const canSelect = !!(hand && hand.legalActions?.draw && hand.actorSeatId === view.yourSeatId && !this.controls.inFlight);
+    renderFelt($(".felt", this.root), view, {
+      selected: this.controls.selected, canSelect,
+      onCard: (card) => { this.controls.toggleCard(card); this.render(); },
+    });
+    this.controls.render(view);
+    this.renderSeatControls(view, me);
+  }
+
+  renderSeatControls(view, me) {
+    const config = view.config;
+    const box = $("#seat-controls", this.root);
+    const hand = view.hand;
+    const items = [];
+    if (!me) {
+      items.push(h("span", { class: "muted" }, "You are watching."));
+      if (config.minBuyIn != null) {
+        items.push(h("label", {}, "Buy-in ", h("input", { type: "number", id: "buy-in", min: config.minBuyIn, max: config.maxBuyIn, step: 1,
+          placeholder: "most you can", "aria-label": `buy-in (${config.minBuyIn} to ${config.maxBuyIn}; empty: the most you can afford)` })));
+      }
+      if (config.autoRebuy) items.push(h("label", {}, h("input", { type: "checkbox", id: "join-rebuy", "aria-label": "auto-rebuy" }), " Auto-rebuy"));
+      items.push(h("button", { class: "primary", id: "sit-down", "aria-label": "sit down", onclick: () => this.join() }, "Sit down"));
+    } else {
+      const away = me.sittingOut;
+      items.push(away
+        ? h("button", { id: "sit-in", "aria-label": "sit back in", onclick: () => this.run({ type: "sitIn" }, "Welcome back: you are dealt in from the next hand.") }, "Sit back in")
+        : h("button", { id: "sit-out", "aria-label": "sit out", onclick: () => this.run({ type: "sitOut" }, "You are sitting out; your seat is kept.") }, "Sit out"));
+      if (config.autoRebuy) {
+        const on = !!view.autoRebuy;
+        items.push(h("label", {}, h("input", { type: "checkbox", id: "auto-rebuy", checked: on, "aria-label": "auto-rebuy",
+          onchange: (ev) => this.run({ type: "autoRebuy", enabled: ev.target.checked }, ev.target.checked ? "Auto-rebuy is on." : "Auto-rebuy is off.") }), " Auto-rebuy"));
+      }
+      const idle = !hand || hand.phase === "over";
+      if (config.startMode === "explicit" && idle) {
+        items.push(h("button", { id: "deal", class: "primary", "aria-label": "ready: deal the next hand", onclick: () => this.run({ type: "start" }, "Ready: the hand starts when another player is ready too.") }, me.ready ? "Ready ✓" : "Deal"));
+      }
+      if (view.canShow) {
+        items.push(h("button", { id: "show", "aria-label": "show your cards", onclick: () => this.run({ type: "show", handId: hand.handId }, "You showed your cards.") }, "Show cards"));
+      }
+      items.push(h("button", { id: "leave", class: "danger", "aria-label": "leave the table", onclick: () => this.run({ type: "leave" }, "You left the table; you are still watching.") }, "Leave"));
+    }
+    fill(box, items);
+  }
+
+  async join() {
+    const input = $("#buy-in", this.root);
+    const frame = { type: "join" };
+    if (input && input.value !== "") {
+      const v = Number(input.value);
+      const { minBuyIn, maxBuyIn } = this.view.config;
+      if (!Number.isInteger(v) || v < minBuyIn || v > maxBuyIn) {
+        this.notify(`The buy-in must be a whole number from ${chips(minBuyIn)} to ${chips(maxBuyIn)}.`, "error");
+        return;
+      }
+      frame.buyIn = v;
+    }
+    const rebuy = $("#join-rebuy", this.root);
+    if (rebuy && rebuy.checked) frame.autoRebuy = true;
+    await this.run(frame, (answer) => `You sit in seat ${answer.seat}${answer.buyIn ? ` with ${chips(answer.buyIn)}` : ""}.`);
+  }
+
+  async loadHands() {
+    const tableId = this.tableId;
+    let data;
+    try { data = await api.hands(tableId); } catch { return; }
+    if (tableId !== this.tableId) return;
+    fill($("#hands", this.root), data.hands.length ? data.hands.map((hd) => h("li", {},
+      h("span", {}, `${new Date(hd.endedAt).toLocaleTimeString()} · pot ${chips(hd.pot)}${hd.showdown ? " · showdown" : ""}`),
+      h("button", { class: "link", "aria-label": `hand ${hd.handId} as JSON`, onclick: () => this.history(hd.handId, "json") }, "JSON"),
+      h("button", { class: "link", "aria-label": `hand ${hd.handId} as PHH`, onclick: () => this.history(hd.handId, "phh") }, ".phh")))
+      : [h("li", { class: "muted" }, "No finished hands yet.")]);
+  }
+
+  async history(handId, format) {
+    let text;
+    try {
+      text = await api.hand(handId, format);
+      if (format === "json") text = JSON.stringify(JSON.parse(text), null, 2);
+    } catch (err) { this.notify(err.message, "error"); return; }
+    const dialog = $("#history", this.root);
+    $("#history-title", dialog).textContent = `Hand ${handId} (${format === "phh" ? "PHH" : "JSON"})`;
+    $("#history-text", dialog).textContent = text;
+    const link = $("#history-download", dialog);
+    URL.revokeObjectURL(link.href);
+    link.href = URL.createObjectURL(new Blob([text], { type: format === "phh" ? "text/plain" : "application/json" }));
+    link.download = `${handId}.${format}`;
+    dialog.showModal();
+  }
+}

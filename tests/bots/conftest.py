@@ -1,0 +1,97 @@
+"""One room for the client and bots tests: wallet, limits, timer, chat, table and gateway as
+processes on a NATS and Valkey of their own, with short clocks (5 s turns, 1 s intermission,
+a 2 s chat window) so a test plays many hands; SQLite. `room.restart_table()` crashes the table
+service (kill -9) and starts it again."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from faststream.nats import NatsBroker
+
+from felt_client import FeltClient
+from felt_contracts import subjects
+from felt_contracts.table import CreateTable, TableConfig, TableSummary
+from felt_runtime.bus import call
+from tests.support.servers import nats_server, redis_server
+from tests.support.services import ServiceProcess, ServiceRunner
+
+SERVICES = ("wallet", "limits", "timer", "chat", "table")
+#: lobby tables (from a tables file, so they come back after a restart of the table service)
+LOBBY = [TableConfig(table_id=t, rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
+         for t in ("e2e-play", "e2e-crash", "e2e-cli")]
+ENV = {
+    "table": {"FELT_TABLE_DEFAULT_TABLES": "false", "FELT_TABLE_TURN_SECONDS": "5", "FELT_TABLE_INTERMISSION_SECONDS": "1"},
+    "chat": {"FELT_CHAT_MAX_MESSAGES": "2", "FELT_CHAT_WINDOW_SECONDS": "2"},
+    "wallet": {"FELT_WALLET_GRANT": "100000"},
+    "gateway": {"FELT_GATEWAY_AUTH_CACHE_SECONDS": "1"},
+}
+
+
+@dataclass
+class Room:
+    runner: ServiceRunner
+    procs: dict[str, ServiceProcess]
+    nats_url: str
+    database_url: str
+
+    @property
+    def url(self) -> str:
+        return self.procs["gateway"].url
+
+    def restart_table(self) -> None:
+        """Crash the table service (no shutdown hooks) and start it again."""
+        table = self.procs["table"]
+        table.kill9()
+        table.start()
+        table.wait_ready()
+
+
+@pytest.fixture(scope="package")
+def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
+    tmp = tmp_path_factory.mktemp("bots-room")
+    with nats_server(tmp / "nats") as nats_url, redis_server(tmp / "redis") as redis_url:
+        runner = ServiceRunner(nats_url, redis_url, tmp)
+        db = f"sqlite+aiosqlite:///{tmp / 'felt.sqlite'}"
+        lobby = tmp / "tables.json"
+        lobby.write_text(json.dumps([t.model_dump(mode="json") for t in LOBBY]))
+        env = {**ENV, "table": {**ENV["table"], "FELT_TABLE_TABLES_FILE": str(lobby)}}
+        try:
+            procs = {name: runner.start(name, database_url=db, ready=False, **env.get(name, {})) for name in SERVICES}
+            for proc in procs.values():
+                proc.wait_ready(timeout=90)  # a loaded machine imports slowly
+            procs["gateway"] = runner.start("gateway", database_url=db, **ENV["gateway"])
+            yield Room(runner, procs, nats_url, db)
+        finally:
+            runner.stop_all()
+
+
+@pytest.fixture
+async def bus(room: Room) -> AsyncIterator[NatsBroker]:
+    broker = NatsBroker(room.nats_url)
+    await broker.connect()
+    yield broker
+    await broker.stop()
+
+
+async def create_table(bus: NatsBroker, **cfg: Any) -> str:
+    """A fresh table (nlhe-1 1/2, buy-in 20-200, 6 seats unless `cfg` says otherwise)."""
+    table_id = f"b{uuid.uuid4().hex[:10]}"
+    base = dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
+    await call(bus, subjects.TABLE_CREATE, CreateTable(config=TableConfig(table_id=table_id, **{**base, **cfg})), TableSummary)
+    return table_id
+
+
+async def new_agent(room: Room, name: str = "agent") -> tuple[FeltClient, FeltClient]:
+    """A new owner (logged in) and one agent of it: (owner client, agent client)."""
+    owner = FeltClient(room.url)
+    email, password = f"o{uuid.uuid4().hex[:12]}@example.org", "correct horse battery"
+    await owner.sign_up(email, password)
+    await owner.log_in(email, password)
+    key = await owner.create_agent(name)
+    return owner, FeltClient(room.url, api_key=key.api_key)

@@ -1,0 +1,181 @@
+"""The bots service in a real room: one bot of each level plays 50 hands through the gateway
+with no refused action, failed call or turn timeout; after a kill -9 of the table service the
+bots sit down again by themselves and play on. And a bot's decision gets exactly what the API
+returned, nothing more."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+import random
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from felt_bots import offline
+from felt_bots.levels import LEVELS
+from felt_bots.player import Bot
+from felt_client import FeltClient
+from felt_contracts import subjects
+from felt_contracts.bots import AddBots, BotInfo, BotsQuery, BotsStatus
+from felt_engine.testing import default_stakes, new_hand
+from felt_runtime.bus import call
+from tests.bots.conftest import Room, create_table, new_agent
+from tests.support.services import ServiceProcess
+
+HANDS = 50
+
+
+@pytest.fixture(scope="module")
+def bots_service(room: Room) -> Iterator[ServiceProcess]:
+    proc = room.runner.start("bots", FELT_BOTS="0", FELT_BOTS_GATEWAY_URL=room.url, FELT_BOTS_THINK_SECONDS="0",
+                             FELT_BOTS_PAUSE_SECONDS="0.1", FELT_BOTS_BROKE_RECHECK_SECONDS="1", ready=False)
+    proc.wait_ready(timeout=90)  # a loaded machine imports slowly
+    yield proc
+    proc.stop()
+
+
+async def status(bus, table_id: str) -> list[BotInfo]:
+    return (await call(bus, subjects.BOTS_STATUS, BotsQuery(table_id=table_id), BotsStatus)).bots
+
+
+async def wait_for(bus, table_id: str, done, timeout: float) -> list[BotInfo]:
+    deadline = time.monotonic() + timeout
+    while True:
+        bots = await status(bus, table_id)
+        if done(bots):
+            return bots
+        assert time.monotonic() < deadline, f"not done in {timeout}s: {bots}"
+        await asyncio.sleep(0.5)
+
+
+def clean(bots: list[BotInfo]) -> None:
+    for b in bots:
+        assert (b.refused, b.errors, b.timeouts) == (0, 0, 0), b
+
+
+async def test_one_bot_of_each_level_plays_50_hands_without_a_fault(room, bus, bots_service) -> None:
+    for level in LEVELS:
+        added = await call(bus, subjects.BOTS_ADD, AddBots(table_id="e2e-play", level=level, count=1), BotsStatus, timeout=30)
+        assert [b.level for b in added.bots] == [level]
+    bots = await wait_for(bus, "e2e-play", lambda bs: len(bs) == 3 and min(b.hands for b in bs) >= HANDS, timeout=300)
+    clean(bots)
+    assert sum(b.actions for b in bots) >= HANDS
+
+
+async def test_bots_sit_down_again_after_a_kill_9_of_the_table_service(room, bus, bots_service) -> None:
+    for level in ("easy", "hard"):
+        await call(bus, subjects.BOTS_ADD, AddBots(table_id="e2e-crash", level=level, count=1), BotsStatus, timeout=30)
+    before = await wait_for(bus, "e2e-crash", lambda bs: len(bs) == 2 and min(b.hands for b in bs) >= 3, timeout=120)
+    await asyncio.to_thread(room.restart_table)
+    hands = {b.participant_id: b.hands for b in await status(bus, "e2e-crash")}
+    after = await wait_for(bus, "e2e-crash", lambda bs: all(b.seated and b.hands >= hands[b.participant_id] + 3 for b in bs), timeout=180)
+    assert {b.participant_id for b in after} == {b.participant_id for b in before}
+    assert all(b.refused == 0 for b in after)
+
+
+async def test_felt_bots_command_adds_bots_and_refuses_an_unknown_table(room, bus, bots_service) -> None:
+    env = {**os.environ, "FELT_NATS_URL": room.nats_url}
+    felt = str(Path(sys.executable).parent / "felt")
+    added = await asyncio.to_thread(subprocess.run, [felt, "bots", "--table", "e2e-cli", "--level", "hard", "--count", "2"],
+                                    env=env, capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.count("(hard)") == 2 and "e2e-cli" in added.stdout
+    assert [b.level for b in await status(bus, "e2e-cli")] == ["hard", "hard"]
+    unknown = await asyncio.to_thread(subprocess.run, [felt, "bots", "--table", "nope", "--count", "1"],
+                                      env=env, capture_output=True, text=True, timeout=60)
+    assert unknown.returncode == 1 and "not_found" in unknown.stderr
+    listed = await asyncio.to_thread(subprocess.run, [felt, "bots"], env=env, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and listed.stdout.count("e2e-cli") == 2
+
+
+async def test_a_bot_that_is_sat_out_leaves_and_comes_back(room, bus) -> None:
+    """It never holds a seat it does not play: sat out (here by its own key), it leaves, and
+    sits down again since it can afford to."""
+    table_id = await create_table(bus)
+    _, mine = await new_agent(room, "sitter")
+    _, rival = await new_agent(room, "rival")
+    me = (await mine.me())["participantId"]
+    bots = [Bot(mine, me, "sitter", "normal", table_id, LEVELS["normal"], random.Random(5), pause_seconds=0.2, broke_recheck_seconds=1),
+            Bot(rival, "rival", "rival", "easy", table_id, LEVELS["easy"], random.Random(6), pause_seconds=0.2)]
+    tasks = [asyncio.create_task(b.run()) for b in bots]
+    try:
+        deadline = time.monotonic() + 60
+        while bots[0].tally.hands < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        await mine.sit_out(table_id)
+        kinds: list[tuple[str, str | None]] = []
+        while time.monotonic() < deadline:
+            kinds = [(e["kind"], e.get("participantId")) for e in (await rival.events(table_id, 0)).events]
+            if ("left", me) in kinds and kinds[::-1].index(("seated", me)) < kinds[::-1].index(("left", me)):
+                break
+            await asyncio.sleep(0.3)
+        assert ("sit_out", me) in kinds and ("left", me) in kinds, kinds
+        assert kinds[::-1].index(("seated", me)) < kinds[::-1].index(("left", me)), "seated again after leaving"
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await mine.aclose()
+        await rival.aclose()
+
+
+async def test_a_decision_receives_only_the_api_response(room, bus) -> None:
+    """The decision function's one input is the JSON body of the bot's own `GET
+    /tables/{id}`, equal to what the gateway sent; the offline view has the same shape."""
+    assert list(inspect.signature(LEVELS["hard"]).parameters) == ["view", "rng"]
+    table_id = await create_table(bus)
+    bodies: list[dict] = []
+
+    async def record(response: httpx.Response) -> None:
+        if response.request.method == "GET" and response.request.url.path == f"/api/v2/poker/tables/{table_id}":
+            await response.aread()
+            bodies.append(response.json())
+
+    inputs: list[dict] = []
+
+    def recording(view, rng):
+        inputs.append(view)
+        return LEVELS["hard"](view, rng)
+
+    _, watched = await new_agent(room, "watched")
+    key = watched.credential
+    await watched.aclose()
+    client = FeltClient(room.url, api_key=key, event_hooks={"response": [record]})
+    _, other = await new_agent(room, "other")
+    players = [Bot(client, "watched", "watched", "hard", table_id, recording, random.Random(1), pause_seconds=0),
+               Bot(other, "other", "other", "easy", table_id, LEVELS["easy"], random.Random(2), pause_seconds=0)]
+    tasks = [asyncio.create_task(p.run()) for p in players]
+    try:
+        deadline = time.monotonic() + 60
+        while len(inputs) < 12 and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    assert len(inputs) >= 12
+    for view in inputs:
+        assert any(view == body for body in bodies), "a decision input that is not an API response"
+        assert view["table"]["hand"]["legalActions"], "decisions happen on the agent's turn"
+        others = [s for s in view["table"]["hand"]["seats"] if s["seat"] != view["table"]["yourSeatId"]]
+        assert all(s["cards"] is None or s["shown"] for s in others), "no other player's cards"
+
+    real = inputs[0]["table"]
+    state = new_hand("nlhe-1", {1: 200, 2: 200}, seed=3)
+    config = offline.config_of(table_id, "nlhe-1", default_stakes("nlhe-1", small_blind=1, big_blind=2))
+    fake = offline.view(state, state.actor_seat, config)["table"]
+    assert fake.keys() == real.keys()
+    assert fake["hand"].keys() == real["hand"].keys()
+    assert fake["config"].keys() == real["config"].keys()
+    assert fake["seats"][0].keys() == real["seats"][0].keys()
+    assert fake["hand"]["seats"][0].keys() == real["hand"]["seats"][0].keys()
+    assert fake["hand"]["legalActions"].keys() == real["hand"]["legalActions"].keys()
+    await client.aclose()
+    await other.aclose()
