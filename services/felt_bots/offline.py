@@ -53,7 +53,8 @@ def view(st: HandState, seat: int, config: TableConfig) -> dict[str, Any]:
     table_seats = [{"seat": x["seat"], "participantId": x["participantId"], "kind": "agent", "name": "",
                     "stack": x["stack"], "status": "playing", "ready": True, "connected": True, "sittingOut": False} for x in seats]
     return {"table": {"tableId": config.table_id, "rulesVersion": config.rules_version, "config": camel(config), "seq": 0,
-                      "yourSeatId": seat, "autoRebuy": False, "canShow": False, "seats": table_seats, "hand": hand, "nextHandAt": None, "paused": None}}
+                      "yourSeatId": seat, "autoRebuy": False, "canShow": False, "seats": table_seats, "hand": hand, "nextHandAt": None, "paused": None,
+                      "handsPlayed": 0, "closed": False}}
 
 
 def engine_action(st: HandState, seat: int, action: dict[str, Any]) -> Action:
