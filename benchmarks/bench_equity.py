@@ -36,8 +36,14 @@ def decision_times(level: str, version: str, structure: str | None, decisions: i
     config = config_of("bench", version, default_stakes(version, small_blind=1, big_blind=2, structure=structure))
     decide, out = LEVELS[level], []
     while len(out) < decisions:
-        st = new_hand(version, {s: rng.randint(100, 400) for s in range(1, 7)}, seed=rng.getrandbits(32), structure=structure,
-                      small_blind=1, big_blind=2)
+        st = new_hand(
+            version,
+            {s: rng.randint(100, 400) for s in range(1, 7)},
+            seed=rng.getrandbits(32),
+            structure=structure,
+            small_blind=1,
+            big_blind=2,
+        )
         for _ in range(rng.randint(0, 10)):
             if st.phase == "over":
                 break
@@ -72,7 +78,9 @@ def main(argv: list[str] | None = None) -> None:
     evaluate = eval7.evaluate
     ours = args.hands / best(lambda: rank_hands(hands))
     theirs = args.hands / best(lambda: [evaluate(h) for h in e7])
-    print(f"python {platform.python_version()} on {platform.machine()}, numpy {np.__version__}, eval7 {getattr(eval7, '__version__', '0.1.11')}")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, numpy {np.__version__}, eval7 {getattr(eval7, '__version__', '0.1.11')}"
+    )
     print(f"7-card evaluations/s, {args.hands:,} random hands, best of 3")
     print(f"  felt_engine.batch.rank_hands : {ours:12,.0f}")
     print(f"  eval7.evaluate (per hand)    : {theirs:12,.0f}")
@@ -96,7 +104,9 @@ def main(argv: list[str] | None = None) -> None:
     for label, version, structure in (("nlhe-1", "nlhe-1", None), ("draw5-1 NL", "draw5-1", "no-limit")):
         t = sorted(decision_times("hard", version, structure, args.decisions, args.seed))
         p95 = t[int(0.95 * (len(t) - 1))]
-        print(f"  {label:10}: p50 {statistics.median(t) * 1000:6.1f} ms  p95 {p95 * 1000:6.1f} ms  max {t[-1] * 1000:6.1f} ms")
+        print(
+            f"  {label:10}: p50 {statistics.median(t) * 1000:6.1f} ms  p95 {p95 * 1000:6.1f} ms  max {t[-1] * 1000:6.1f} ms"
+        )
 
 
 if __name__ == "__main__":

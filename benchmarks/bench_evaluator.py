@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> None:
 
     t0 = time.perf_counter()
     from felt_engine.evaluator import rank_hand  # builds the lookup tables
+
     build = time.perf_counter() - t0
     from felt_engine.cards import FULL_DECK, card_str
     from treys import Card, Evaluator
@@ -52,8 +53,10 @@ def main(argv: list[str] | None = None) -> None:
 
     r_ours = _best_rate(ours, hands, args.repeat)
     r_treys = _best_rate(theirs, treys_hands, args.repeat)
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{args.hands:,} random 7-card hands (seed {args.seed}), best of {args.repeat}")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, "
+        f"{args.hands:,} random 7-card hands (seed {args.seed}), best of {args.repeat}"
+    )
     print(f"felt_engine table build at import: {build * 1000:.0f} ms")
     print(f"felt_engine.rank_hand : {r_ours:12,.0f} evals/s  ({1e6 / r_ours:.2f} us/hand)")
     print(f"treys Evaluator       : {r_treys:12,.0f} evals/s  ({1e6 / r_treys:.2f} us/hand)")

@@ -39,14 +39,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the tests' helpers (tests/ is a package at the repo root)
 
-import httpx  # noqa: E402
-import nats  # noqa: E402
-import psutil  # noqa: E402
-import websockets  # noqa: E402
-from faststream.nats import NatsBroker  # noqa: E402
+import httpx
+import nats
+import psutil
+import websockets
+from faststream.nats import NatsBroker
 
-from felt_contracts import subjects  # noqa: E402
-from felt_contracts.table import (  # noqa: E402
+from felt_contracts import subjects
+from felt_contracts.table import (
     CreateTable,
     Join,
     Leave,
@@ -57,12 +57,12 @@ from felt_contracts.table import (  # noqa: E402
     TableResult,
     TableSummary,
 )
-from felt_gateway.clients import make_act  # noqa: E402
-from felt_runtime import infra  # noqa: E402
-from felt_runtime.bus import BusError, call  # noqa: E402
-from tests.gateway.conftest import Stack, new_agent, sign_up  # noqa: E402
-from tests.gateway.test_play import choose  # noqa: E402
-from tests.support.services import ServiceProcess, ServiceRunner  # noqa: E402
+from felt_gateway.commands import act as make_act
+from felt_gateway.identity import Principal
+from felt_runtime import infra
+from felt_runtime.bus import BusError, call
+from tests.support.gateway import Stack, choose, new_agent, sign_up
+from tests.support.services import ServiceProcess, ServiceRunner
 
 PLAYERS = 3  # agents per table (one owner each: one participant per owner per table)
 TURN_SECONDS = "3"  # a stalled agent is auto-folded quickly
@@ -93,7 +93,9 @@ def cpu_seconds(proc: ServiceProcess) -> float:
 async def create_table(bus: NatsBroker, **cfg: Any) -> str:
     table_id = f"b{uuid.uuid4().hex[:10]}"
     base = dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
-    await call(bus, subjects.TABLE_CREATE, CreateTable(config=TableConfig(table_id=table_id, **{**base, **cfg})), TableSummary)
+    await call(
+        bus, subjects.TABLE_CREATE, CreateTable(config=TableConfig(table_id=table_id, **{**base, **cfg})), TableSummary
+    )
     return table_id
 
 
@@ -103,8 +105,12 @@ def start_stack(tmp: Path) -> tuple[Stack, list[infra.Server]]:
     runner = ServiceRunner(nats_srv.url, valkey.url, tmp)
     env: dict[str, dict[str, str]] = {
         "wallet": {"felt_wallet_grant": str(10**6)},
-        "table": {"felt_table_default_tables": "false", "felt_table_turn_seconds": TURN_SECONDS,
-                  "felt_table_grace_seconds": "10", "felt_table_intermission_seconds": str(INTERMISSION)},
+        "table": {
+            "felt_table_default_tables": "false",
+            "felt_table_turn_seconds": TURN_SECONDS,
+            "felt_table_grace_seconds": "10",
+            "felt_table_intermission_seconds": str(INTERMISSION),
+        },
         "gateway": {"felt_log_level": "WARNING"},
     }
     procs: dict[str, ServiceProcess] = {}
@@ -174,8 +180,15 @@ async def open_socket(ws_url: str, key: str, table_id: str) -> Sock:
     return sock
 
 
-async def connections(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, levels: list[int], budget: float,
-                      n_tables: int, participants: int) -> list[dict]:
+async def connections(
+    stack: Stack,
+    http: httpx.AsyncClient,
+    bus: NatsBroker,
+    levels: list[int],
+    budget: float,
+    n_tables: int,
+    participants: int,
+) -> list[dict]:
     started = time.perf_counter()
     owner = await sign_up(http)
     pool: list[dict] = []
@@ -224,7 +237,9 @@ async def connections(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, le
         live = [s for s in socks if not s.closed]
         want = {id(s): s.pongs + 1 for s in live}
         t1 = time.perf_counter()
-        await asyncio.gather(*(s.ws.send(json.dumps({"type": "ping", "t": level})) for s in live), return_exceptions=True)
+        await asyncio.gather(
+            *(s.ws.send(json.dumps({"type": "ping", "t": level})) for s in live), return_exceptions=True
+        )
         deadline = time.perf_counter() + 30
         while time.perf_counter() < deadline and sum(1 for s in live if s.pongs >= want[id(s)]) < len(live):
             await asyncio.sleep(0.05)
@@ -243,16 +258,28 @@ async def connections(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, le
         while time.perf_counter() < deadline and sum(1 for s in live if s.last_seq > marks[id(s)]) < len(live):
             await asyncio.sleep(0.05)
         got = [s for s in live if s.last_seq > marks[id(s)]]
-        fanout_s = (max(s.event_at for s in got) - t2) if got else float("nan")  # type: ignore[type-var]
+        fanout_s = (max(s.event_at for s in got) - t2) if got else float("nan")  # type: ignore[type-var]  # event_at is set on every stream in `got`
         await asyncio.sleep(0.5)
         mem = rss(stack.gateway)
-        row = dict(target=level, held=ponged, failed=failures + (len(live) - ponged), ramp_s=ramp_s,
-                   rate=(level - before) / ramp_s if ramp_s else 0.0, ping_s=ping_s, fanout_s=fanout_s,
-                   fanout_got=len(got), rss_mb=mem / 2**20, per_conn_kb=(mem - base_rss) / max(1, ponged) / 1024)
+        row = dict(
+            target=level,
+            held=ponged,
+            failed=failures + (len(live) - ponged),
+            ramp_s=ramp_s,
+            rate=(level - before) / ramp_s if ramp_s else 0.0,
+            ping_s=ping_s,
+            fanout_s=fanout_s,
+            fanout_got=len(got),
+            rss_mb=mem / 2**20,
+            per_conn_kb=(mem - base_rss) / max(1, ponged) / 1024,
+        )
         rows.append(row)
-        print(f"  {level:5d} sockets: held {ponged}, failed {row['failed']}, connect {row['rate']:.0f}/s, "
-              f"all pongs in {ping_s:.2f} s, 1 event to all in {fanout_s:.2f} s ({len(got)}), "
-              f"RSS {row['rss_mb']:.0f} MB ({row['per_conn_kb']:.1f} KB/socket)", flush=True)
+        print(
+            f"  {level:5d} sockets: held {ponged}, failed {row['failed']}, connect {row['rate']:.0f}/s, "
+            f"all pongs in {ping_s:.2f} s, 1 event to all in {fanout_s:.2f} s ({len(got)}), "
+            f"RSS {row['rss_mb']:.0f} MB ({row['per_conn_kb']:.1f} KB/socket)",
+            flush=True,
+        )
         if row["failed"]:
             print("  failures: stop ramping", flush=True)
             break
@@ -284,6 +311,7 @@ class Run:
     def refuse(self, code: str) -> None:
         self.refused += 1
         self.why[code] = self.why.get(code, 0) + 1
+
     arrival: dict[str, dict[int, float]] = field(default_factory=dict)  # watcher WS / bus subscription
     arrival_lp: dict[str, dict[int, float]] = field(default_factory=dict)  # agents' long-polls
 
@@ -296,15 +324,25 @@ class Run:
         where = self.arrival if where is None else where
         inside = [(t, t0, s) for t, t0, s in self.actions if self.start <= t0 <= self.end]
         lat = [(where[t][s] - t0) * 1000 for t, t0, s in inside if s in where.get(t, {})]
-        return dict(actions=len(inside), rate=len(inside) / (self.end - self.start), p50=pct(lat, 0.5),
-                    p99=pct(lat, 0.99), samples=len(lat), refused=self.refused, why=self.why)
+        return dict(
+            actions=len(inside),
+            rate=len(inside) / (self.end - self.start),
+            p50=pct(lat, 0.5),
+            p99=pct(lat, 0.99),
+            samples=len(lat),
+            refused=self.refused,
+            why=self.why,
+        )
 
 
-async def gateway_phase(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_tables: int, seconds: float,
-                        warmup: float) -> Run:
+async def gateway_phase(
+    stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_tables: int, seconds: float, warmup: float
+) -> Run:
     owners = [await sign_up(http) for _ in range(PLAYERS + 1)]
     watcher = owners[-1]
-    tables = [await create_table(bus, start_mode=StartMode.AUTO, intermission_seconds=INTERMISSION) for _ in range(n_tables)]
+    tables = [
+        await create_table(bus, start_mode=StartMode.AUTO, intermission_seconds=INTERMISSION) for _ in range(n_tables)
+    ]
     run = Run()
     # the watcher's sockets (one per table) record when each event arrives
     wsocks = []
@@ -338,8 +376,9 @@ async def gateway_phase(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, 
         after = 0
         acted: set[tuple[str, int]] = set()
         while not run.stop:
-            r = await http.get(f"/api/v2/poker/tables/{table}/events", params={"after": after, "wait": 2},
-                               headers=a["headers"])
+            r = await http.get(
+                f"/api/v2/poker/tables/{table}/events", params={"after": after, "wait": 2}, headers=a["headers"]
+            )
             now = time.perf_counter()
             if r.status_code != 200:
                 run.refuse(f"events {r.status_code}")
@@ -361,8 +400,11 @@ async def gateway_phase(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, 
             acted.add((turn["handId"], turn["turnId"]))
             body = choose(turn["legalActions"]) | {"handId": turn["handId"], "turnId": turn["turnId"]}
             t0 = time.perf_counter()
-            r = await http.post(f"/api/v2/poker/tables/{table}/actions", json=body,
-                                headers={**a["headers"], "Idempotency-Key": f"{turn['handId']}:{turn['turnId']}"})
+            r = await http.post(
+                f"/api/v2/poker/tables/{table}/actions",
+                json=body,
+                headers={**a["headers"], "Idempotency-Key": f"{turn['handId']}:{turn['turnId']}"},
+            )
             if r.status_code == 200:
                 run.actions.append((table, t0, r.json()["seq"]))
             else:
@@ -389,10 +431,13 @@ async def measure(run: Run, seconds: float, warmup: float) -> None:
     run.stop = True
 
 
-async def bus_phase(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_tables: int, seconds: float,
-                    warmup: float) -> Run:
+async def bus_phase(
+    stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_tables: int, seconds: float, warmup: float
+) -> Run:
     owners = [await sign_up(http) for _ in range(PLAYERS)]
-    tables = [await create_table(bus, start_mode=StartMode.AUTO, intermission_seconds=INTERMISSION) for _ in range(n_tables)]
+    tables = [
+        await create_table(bus, start_mode=StartMode.AUTO, intermission_seconds=INTERMISSION) for _ in range(n_tables)
+    ]
     run = Run()
     nc = await nats.connect(stack.runner.nats_url)
     inflight: set[asyncio.Task] = set()
@@ -401,11 +446,17 @@ async def bus_phase(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_ta
     async def act(table: str, pid: str, turn: dict) -> None:
         legal = turn["legal_actions"]
         action = choose({"check": legal["check"], "call": legal["call"]})["type"]
-        cmd = make_act(pid, action, None, (), turn["hand_id"], turn["turn_id"])  # what the gateway sends
+        cmd = make_act(
+            Principal("", pid, "AGENT", "api_key"), action, None, (), turn["hand_id"], turn["turn_id"]
+        )  # what the gateway sends
         t0 = time.perf_counter()
         try:
-            res = await call(bus, subjects.table_command(table), TableRequest(
-                table_id=table, command=cmd, message_id=f"act:{pid}:{turn['hand_id']}:{turn['turn_id']}"), TableResult)
+            res = await call(
+                bus,
+                subjects.table_command(table),
+                TableRequest(table_id=table, command=cmd, message_id=f"act:{pid}:{turn['hand_id']}:{turn['turn_id']}"),
+                TableResult,
+            )
             run.actions.append((table, t0, res.seq))
         except BusError as exc:
             run.refuse(exc.code.value)
@@ -432,16 +483,33 @@ async def bus_phase(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_ta
     for table in tables:
         for o in owners:
             a = await new_agent(http, o, "player")
-            await call(bus, subjects.table_command(table), TableRequest(table_id=table, command=Join(
-                participant_id=a["participantId"], owner_id=o["ownerId"], kind=ParticipantKind.AGENT, name="player",
-                buy_in=200)), TableResult)
+            await call(
+                bus,
+                subjects.table_command(table),
+                TableRequest(
+                    table_id=table,
+                    command=Join(
+                        participant_id=a["participantId"],
+                        owner_id=o["ownerId"],
+                        kind=ParticipantKind.AGENT,
+                        name="player",
+                        buy_in=200,
+                    ),
+                ),
+                TableResult,
+            )
             players.setdefault(table, set()).add(a["participantId"])
             seated.append((table, a["participantId"]))
     await measure(run, seconds, warmup)
     await asyncio.gather(*list(inflight), return_exceptions=True)
     for table, pid in seated:
         try:
-            await call(bus, subjects.table_command(table), TableRequest(table_id=table, command=Leave(participant_id=pid)), TableResult)
+            await call(
+                bus,
+                subjects.table_command(table),
+                TableRequest(table_id=table, command=Leave(participant_id=pid)),
+                TableResult,
+            )
         except BusError:
             pass
     await nc.close()
@@ -452,22 +520,34 @@ async def bus_phase(stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_ta
 
 
 def conn_table(rows: list[dict]) -> str:
-    out = ["| sockets (target) | held (ping → pong) | failed | connect+subscribe /s | all pongs (s) | 1 event to all (s) | gateway RSS (MB) | RSS per socket (KB) |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        "| sockets (target) | held (ping → pong) | failed | connect+subscribe /s | all pongs (s) | 1 event to all (s) | gateway RSS (MB) | RSS per socket (KB) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
-        out.append(f"| {r['target']:,} | {r['held']:,} | {r['failed']} | {r['rate']:.0f} | {r['ping_s']:.2f} | "
-                   f"{r['fanout_s']:.2f} | {r['rss_mb']:.0f} | {r['per_conn_kb']:.1f} |")
+        out.append(
+            f"| {r['target']:,} | {r['held']:,} | {r['failed']} | {r['rate']:.0f} | {r['ping_s']:.2f} | "
+            f"{r['fanout_s']:.2f} | {r['rss_mb']:.0f} | {r['per_conn_kb']:.1f} |"
+        )
     return "\n".join(out)
 
 
 def act_table(results: list[tuple[int, dict, dict, dict]]) -> str:
-    out = ["| tables × 3 agents | path | actions/s | p50 action→event (ms) | p99 (ms) | refused |",
-           "|---:|---|---:|---:|---:|---:|"]
+    out = [
+        "| tables × 3 agents | path | actions/s | p50 action→event (ms) | p99 (ms) | refused |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
     for n, gw, lp, bus in results:
-        out.append(f"| {n} | gateway REST, event on a watcher WebSocket | {gw['rate']:.0f} | {gw['p50']:.1f} | {gw['p99']:.1f} | {gw['refused']} |")
+        out.append(
+            f"| {n} | gateway REST, event on a watcher WebSocket | {gw['rate']:.0f} | {gw['p50']:.1f} | {gw['p99']:.1f} | {gw['refused']} |"
+        )
         out.append(f"| {n} | gateway REST, event on the agents' long-poll | ″ | {lp['p50']:.1f} | {lp['p99']:.1f} | |")
-        out.append(f"| {n} | bus (`felt.table.cmd.<id>`), event on the NATS subject | {bus['rate']:.0f} | {bus['p50']:.1f} | {bus['p99']:.1f} | {bus['refused']} |")
-        out.append(f"| {n} | **ratio gateway / bus** | **{gw['rate'] / bus['rate']:.2f}×** | {gw['p50'] / bus['p50']:.1f}× | {gw['p99'] / bus['p99']:.1f}× | |")
+        out.append(
+            f"| {n} | bus (`felt.table.cmd.<id>`), event on the NATS subject | {bus['rate']:.0f} | {bus['p50']:.1f} | {bus['p99']:.1f} | {bus['refused']} |"
+        )
+        out.append(
+            f"| {n} | **ratio gateway / bus** | **{gw['rate'] / bus['rate']:.2f}×** | {gw['p50'] / bus['p50']:.1f}× | {gw['p99'] / bus['p99']:.1f}× | |"
+        )
     return "\n".join(out)
 
 
@@ -482,11 +562,18 @@ def write_docs(section: str) -> None:
     path.write_text(text)
 
 
-def section(mode: str, n_tables: int, conn_rows: list[dict], act_rows: list[tuple[int, dict, dict, dict]], seconds: float, load: tuple) -> str:
+def section(
+    mode: str,
+    n_tables: int,
+    conn_rows: list[dict],
+    act_rows: list[tuple[int, dict, dict, dict]],
+    seconds: float,
+    load: tuple,
+) -> str:
     base = conn_rows[0].get("base_rss_mb", 0.0) if conn_rows else 0.0
     return f"""## Gateway
 
-`.venv/bin/python benchmarks/bench_gateway.py{' --quick' if mode == 'quick' else ''}` — one gateway process
+`.venv/bin/python benchmarks/bench_gateway.py{" --quick" if mode == "quick" else ""}` — one gateway process
 (uvicorn, one event loop) in front of real wallet, limits, timer, chat and table processes, NATS
 and Valkey on 127.0.0.1, one SQLite file per service. Load average at the end of the run:
 {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on 2 shared cores.
@@ -539,8 +626,9 @@ async def main() -> None:
         bus = NatsBroker(stack.runner.nats_url)
         try:
             await bus.connect()
-            async with httpx.AsyncClient(base_url=stack.url, timeout=60,
-                                         limits=httpx.Limits(max_connections=500, max_keepalive_connections=500)) as http:
+            async with httpx.AsyncClient(
+                base_url=stack.url, timeout=60, limits=httpx.Limits(max_connections=500, max_keepalive_connections=500)
+            ) as http:
                 print(f"stack up in {time.perf_counter() - t_all:.1f} s; 1. WebSocket connections", flush=True)
                 conn_rows = await connections(stack, http, bus, levels, conn_budget, n_tables, participants)
                 print(f"  done at {time.perf_counter() - t_all:.0f} s", flush=True)
@@ -555,10 +643,13 @@ async def main() -> None:
                     b = await bus_phase(stack, http, bus, n, seconds, warmup)
                     gw, lp, br = g.result(), g.result(g.arrival_lp), b.result()
                     act_rows.append((n, gw, lp, br))
-                    print(f"  {n:2d} tables: gateway {gw['rate']:.0f} actions/s p50 {gw['p50']:.1f} ms p99 {gw['p99']:.1f} ms "
-                          f"(long-poll p50 {lp['p50']:.1f} / p99 {lp['p99']:.1f}; gateway CPU {gw_cpu:.0%}; refused {gw['why'] or 0}) | "
-                          f"bus {br['rate']:.0f} actions/s p50 {br['p50']:.1f} ms p99 {br['p99']:.1f} ms (refused {br['why'] or 0}) | "
-                          f"ratio {gw['rate'] / br['rate']:.2f}", flush=True)
+                    print(
+                        f"  {n:2d} tables: gateway {gw['rate']:.0f} actions/s p50 {gw['p50']:.1f} ms p99 {gw['p99']:.1f} ms "
+                        f"(long-poll p50 {lp['p50']:.1f} / p99 {lp['p99']:.1f}; gateway CPU {gw_cpu:.0%}; refused {gw['why'] or 0}) | "
+                        f"bus {br['rate']:.0f} actions/s p50 {br['p50']:.1f} ms p99 {br['p99']:.1f} ms (refused {br['why'] or 0}) | "
+                        f"ratio {gw['rate'] / br['rate']:.2f}",
+                        flush=True,
+                    )
                     await asyncio.sleep(1.0)
         finally:
             await bus.stop()

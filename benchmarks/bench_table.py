@@ -3,6 +3,7 @@ concurrent tables of scripted players over the real bus and wallet, side by side
 engine alone playing the same scripted hands in-process (the ceiling), in the same run.
 
     .venv/bin/python benchmarks/bench_table.py [--quick] [--seconds S] [--tables 1,10,100] [--no-docs]
+                                               [--profile DIR]   (py-spy stacks of every service)
 
 Everything runs for real on 127.0.0.1: NATS and Valkey from `felt_runtime.infra`, the wallet,
 limits, timer and table services as subprocesses (tests/support/services.py), one SQLite file
@@ -27,8 +28,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
-import statistics
 import sys
 import tempfile
 import time
@@ -39,21 +38,28 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the tests' service runner (tests/ is a package at the repo root)
 
-import nats  # noqa: E402
-import psutil  # noqa: E402
+import nats
+import psutil
 
-from felt_contracts import subjects  # noqa: E402
-from felt_contracts.table import (  # noqa: E402
-    Act, CreateTable, GetView, Join, Ready, Start, TableConfig, TableRequest,
+from felt_contracts import subjects
+from felt_contracts.table import (
+    Act,
+    CreateTable,
+    GetView,
+    Join,
+    Ready,
+    Start,
+    TableConfig,
+    TableRequest,
 )
-from felt_contracts.wallet import OpenAccount  # noqa: E402
-from felt_engine import betting  # noqa: E402
-from felt_engine.actions import Action  # noqa: E402
-from felt_engine.cards import Deck  # noqa: E402
-from felt_engine.hand import apply, next_button, start_hand  # noqa: E402
-from felt_engine.profiles import get_profile  # noqa: E402
-from felt_runtime import infra  # noqa: E402
-from tests.support.services import ServiceRunner  # noqa: E402
+from felt_contracts.wallet import OpenAccount
+from felt_engine import betting
+from felt_engine.actions import Action
+from felt_engine.cards import Deck
+from felt_engine.hand import apply, next_button, start_hand
+from felt_engine.profiles import get_profile
+from felt_runtime import infra
+from tests.support.services import ServiceRunner
 
 PLAYERS = 3
 BUY_IN = 200
@@ -110,8 +116,7 @@ class TableClient:
         return reply["result"]
 
     async def cmd(self, command: Any) -> dict[str, Any]:
-        return await self.request(subjects.table_command(self.tid),
-                                  TableRequest(table_id=self.tid, command=command))
+        return await self.request(subjects.table_command(self.tid), TableRequest(table_id=self.tid, command=command))
 
     def on_event(self, msg: Any) -> None:
         at = time.perf_counter()
@@ -169,13 +174,25 @@ class TableClient:
 
     async def act(self, turn: dict[str, Any]) -> None:
         la = turn["legal_actions"]
-        legal = {"fold": la["fold"], "check": la["check"], "call": la["call"], "bet": la["bet"],
-                 "raiseTo": la["raise_to"]}
+        legal = {
+            "fold": la["fold"],
+            "check": la["check"],
+            "call": la["call"],
+            "bet": la["bet"],
+            "raiseTo": la["raise_to"],
+        }
         action, amount = choose(legal, self.hand_no, self.k)
         self.k += 1
         t0 = time.perf_counter()
-        res = await self.cmd(Act(participant_id=turn["participant_id"], action=action, amount=amount,
-                                 hand_id=turn["hand_id"], turn_id=turn["turn_id"]))
+        res = await self.cmd(
+            Act(
+                participant_id=turn["participant_id"],
+                action=action,
+                amount=amount,
+                hand_id=turn["hand_id"],
+                turn_id=turn["turn_id"],
+            )
+        )
         seq = res["seq"]
         at = self.arrived.get(seq)
         if at is None:
@@ -186,8 +203,46 @@ class TableClient:
             self.latencies.append(at - t0)
 
 
-async def run_tables(nats_url: str, procs: dict[str, Any], n: int, seconds: float, warmup: float,
-                     drain: float) -> dict[str, Any]:
+def profile_services(procs: dict[str, Any], out: Path, tag: str, seconds: float) -> list[Any]:
+    """`py-spy record` of every service for the measured window (collapsed stacks, one file each;
+    `benchmarks/profile_summary.py` reads them). Non-blocking: the services are not paused."""
+    import subprocess
+
+    out.mkdir(parents=True, exist_ok=True)
+    spy = Path(sys.executable).with_name("py-spy")
+    return [
+        subprocess.Popen(
+            [
+                str(spy),
+                "record",
+                "--pid",
+                str(p.pid),
+                "--duration",
+                str(int(seconds)),
+                "--rate",
+                "200",
+                "--nonblocking",
+                "--format",
+                "raw",
+                "--output",
+                str(out / f"{name}-{tag}.txt"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name, p in procs.items()
+    ]
+
+
+async def run_tables(
+    nats_url: str,
+    procs: dict[str, Any],
+    n: int,
+    seconds: float,
+    warmup: float,
+    drain: float,
+    profile: Path | None = None,
+) -> dict[str, Any]:
     nc = await nats.connect(nats_url, pending_size=256 * 1024 * 1024)
     run = uuid.uuid4().hex[:6]
     clients = [TableClient(nc, run, i) for i in range(n)]
@@ -205,6 +260,7 @@ async def run_tables(nats_url: str, procs: dict[str, Any], n: int, seconds: floa
         warm_until = time.perf_counter() + warmup
         while time.perf_counter() < warm_until and any(c.hand_no == 0 for c in clients):
             await asyncio.sleep(0.05)
+        spies = profile_services(procs, profile, f"{n}t", seconds) if profile else []
         cpu0 = {k: p.cpu_times() for k, p in procs.items()}
         for c in clients:
             c.counting = True
@@ -214,6 +270,8 @@ async def run_tables(nats_url: str, procs: dict[str, Any], n: int, seconds: floa
             c.counting = False
         elapsed = time.perf_counter() - t0
         cpu = {k: (sum(p.cpu_times()[:2]) - sum(cpu0[k][:2])) for k, p in procs.items()}
+        for spy in spies:
+            await asyncio.to_thread(spy.wait)
         for c in clients:
             c.stop = True
         await asyncio.wait(tasks, timeout=drain)
@@ -221,8 +279,14 @@ async def run_tables(nats_url: str, procs: dict[str, Any], n: int, seconds: floa
             t.cancel()
         lat = [x for c in clients for x in c.latencies]
         hands = sum(c.hands for c in clients)
-        return {"hands": hands, "rate": hands / elapsed, "p50": pct(lat, 0.5) * 1e3, "p99": pct(lat, 0.99) * 1e3,
-                "actions": len(lat), "cpu": {k: v / max(hands, 1) * 1e3 for k, v in cpu.items()}}
+        return {
+            "hands": hands,
+            "rate": hands / elapsed,
+            "p50": pct(lat, 0.5) * 1e3,
+            "p99": pct(lat, 0.99) * 1e3,
+            "actions": len(lat),
+            "cpu": {k: v / max(hands, 1) * 1e3 for k, v in cpu.items()},
+        }
     finally:
         await nc.close()
 
@@ -258,8 +322,13 @@ def run_engine(n: int, seconds: float) -> dict[str, Any]:
             tb["hand_no"] += 1
             hands += 1
     elapsed = time.perf_counter() - start
-    return {"hands": hands, "rate": hands / elapsed, "p50": pct(lat, 0.5) * 1e3, "p99": pct(lat, 0.99) * 1e3,
-            "actions": len(lat)}
+    return {
+        "hands": hands,
+        "rate": hands / elapsed,
+        "p50": pct(lat, 0.5) * 1e3,
+        "p99": pct(lat, 0.99) * 1e3,
+        "actions": len(lat),
+    }
 
 
 # ---- main ---------------------------------------------------------------------------------
@@ -269,8 +338,10 @@ def start_stack(tmp: Path) -> tuple[ServiceRunner, dict[str, Any], list[infra.Se
     nats_srv = infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log")
     valkey = infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False)
     runner = ServiceRunner(nats_srv.url, valkey.url, tmp)
-    env = {"wallet": {"felt_wallet_grant": str(10**6)},
-           "table": {"felt_table_default_tables": "false", "felt_table_turn_seconds": "30"}}
+    env = {
+        "wallet": {"felt_wallet_grant": str(10**6)},
+        "table": {"felt_table_default_tables": "false", "felt_table_turn_seconds": "30"},
+    }
     procs = {}
     try:
         # database_url "": each service its own SQLite file in FELT_VAR_DIR (the temp dir)
@@ -284,6 +355,11 @@ def start_stack(tmp: Path) -> tuple[ServiceRunner, dict[str, Any], list[infra.Se
         nats_srv.stop()
         raise
     return runner, {k: psutil.Process(p.process.pid) for k, p in procs.items()}, [valkey, nats_srv]
+
+
+def ratio(a: float, b: float) -> str:
+    """`a / b` as "N×", or "–" when no hand finished in the window (b = 0)."""
+    return f"{a / b:,.0f}×" if b else "–"
 
 
 def section(rows: list[tuple[int, dict[str, Any], dict[str, Any]]], seconds: float, quick: bool) -> str:
@@ -305,24 +381,28 @@ def section(rows: list[tuple[int, dict[str, Any], dict[str, Any]]], seconds: flo
     ]
     for n, t, e in rows:
         c = t["cpu"]
-        out.append(f"| {n} | {t['rate']:.1f} | {e['rate']:,.0f} | {e['rate'] / t['rate']:,.0f}× | {t['p50']:.1f} | "
-                   f"{t['p99']:.1f} | {e['p50']:.3f} | {e['p99']:.3f} | {t['rate'] / n:.2f} | "
-                   f"{c['table']:.0f} · {c['wallet']:.0f} · {c['timer']:.0f} · {c['limits']:.0f} |")
+        out.append(
+            f"| {n} | {t['rate']:.1f} | {e['rate']:,.0f} | {ratio(e['rate'], t['rate'])} | {t['p50']:.1f} | "
+            f"{t['p99']:.1f} | {e['p50']:.3f} | {e['p99']:.3f} | {t['rate'] / n:.2f} | "
+            f"{c['table']:.0f} · {c['wallet']:.0f} · {c['timer']:.0f} · {c['limits']:.0f} |"
+        )
     return "\n".join(out) + "\n"
 
 
 def growth(rows: list[tuple[int, dict[str, Any], dict[str, Any]]]) -> str:
-    if len(rows) < 2:
+    if len(rows) < 2 or not all(t["rate"] for _, t, _ in rows):
         return ""
     (n0, t0, _), (n1, t1, _) = rows[0], rows[-1]
-    return (f"\nFrom {n0} to {n1} tables: total hands/s ×{t1['rate'] / t0['rate']:.1f} for ×{n1 / n0:.0f} the tables "
-            f"(per table ×{(t1['rate'] / n1) / (t0['rate'] / n0):.3f}); p50 latency ×{t1['p50'] / t0['p50']:.1f}, "
-            f"p99 ×{t1['p99'] / t0['p99']:.1f}; table CPU per hand ×{t1['cpu']['table'] / t0['cpu']['table']:.2f}, "
-            f"wallet CPU per hand ×{t1['cpu']['wallet'] / t0['cpu']['wallet']:.2f}. Busiest service per hand at {n1} "
-            f"tables: {max(t1['cpu'], key=t1['cpu'].get)}. The action that ends a hand also waits for the settlement "
-            "and the per-seat limits `continue_session` checks, and a deal for `start_hand` checks; a p99 near 5 s is "
-            "the table's call timeout (`FELT_TABLE_CALL_TIMEOUT`) to a backlogged service — in these runs limits, "
-            "which also consumes every wallet transfer event.\n")
+    return (
+        f"\nFrom {n0} to {n1} tables: total hands/s ×{t1['rate'] / t0['rate']:.1f} for ×{n1 / n0:.0f} the tables "
+        f"(per table ×{(t1['rate'] / n1) / (t0['rate'] / n0):.3f}); p50 latency ×{t1['p50'] / t0['p50']:.1f}, "
+        f"p99 ×{t1['p99'] / t0['p99']:.1f}; table CPU per hand ×{t1['cpu']['table'] / t0['cpu']['table']:.2f}, "
+        f"wallet CPU per hand ×{t1['cpu']['wallet'] / t0['cpu']['wallet']:.2f}. Busiest service per hand at {n1} "
+        f"tables: {max(t1['cpu'], key=t1['cpu'].get)}. The action that ends a hand also waits for the settlement "
+        "and the per-seat limits `continue_session` checks, and a deal for `start_hand` checks; a p99 near 5 s is "
+        "the table's call timeout (`FELT_TABLE_CALL_TIMEOUT`) to a backlogged service — in these runs limits, "
+        "which also consumes every wallet transfer event.\n"
+    )
 
 
 def write_docs(text: str) -> None:
@@ -345,6 +425,7 @@ async def main() -> None:
     ap.add_argument("--seconds", type=float, default=15.0)
     ap.add_argument("--tables", default="1,10,100")
     ap.add_argument("--no-docs", action="store_true", help="do not write docs/benchmarks.md")
+    ap.add_argument("--profile", type=Path, help="py-spy every service in each window, stacks to this folder")
     args = ap.parse_args()
     seconds = 4.0 if args.quick else args.seconds
     rows = []
@@ -353,18 +434,31 @@ async def main() -> None:
         print("  pids: " + ", ".join(f"{k} {p.pid}" for k, p in procs.items()), flush=True)
         try:
             for n in (int(x) for x in args.tables.split(",")):
-                t = await run_tables(servers[1].url, procs, n, seconds, *((8.0, 5.0) if args.quick else (60.0, 60.0)))
+                t = await run_tables(
+                    servers[1].url,
+                    procs,
+                    n,
+                    seconds,
+                    *((8.0, 5.0) if args.quick else (60.0, 60.0)),
+                    profile=args.profile,
+                )
                 e = run_engine(n, min(seconds, 2.0))
                 rows.append((n, t, e))
-                print(f"  {n} tables: table {t['rate']:.1f} hands/s ({t['hands']} hands, {t['actions']} acts, "
-                      f"p50 {t['p50']:.1f} ms, p99 {t['p99']:.1f} ms), engine {e['rate']:,.0f} hands/s", flush=True)
+                print(
+                    f"  {n} tables: table {t['rate']:.1f} hands/s ({t['hands']} hands, {t['actions']} acts, "
+                    f"p50 {t['p50']:.1f} ms, p99 {t['p99']:.1f} ms), engine {e['rate']:,.0f} hands/s",
+                    flush=True,
+                )
         finally:
             runner.stop_all()
             for s in servers:
                 s.stop()
     load = os.getloadavg()
-    text = section(rows, seconds, args.quick) + growth(rows) + (
-        f"\nLoad average during the run: {load[0]:.1f} (2 cores).\n")
+    text = (
+        section(rows, seconds, args.quick)
+        + growth(rows)
+        + (f"\nLoad average during the run: {load[0]:.1f} (2 cores).\n")
+    )
     print("\n" + text)
     if not args.no_docs:
         write_docs(text)

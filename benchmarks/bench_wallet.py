@@ -51,8 +51,9 @@ async def request(nc: nats.NATS, subject: str, body: str) -> dict:
 
 async def measure(nats_url: str, db_url: str, group: bool, tables: int, seconds: float) -> tuple[float, int]:
     """(committed transfers per second, refused or failed commits)."""
-    ctx = ServiceContext(name="wallet", settings=Settings(nats_url=nats_url, database_url=db_url),
-                         broker=make_broker(nats_url, "wallet"))
+    ctx = ServiceContext(
+        name="wallet", settings=Settings(nats_url=nats_url, database_url=db_url), broker=make_broker(nats_url, "wallet")
+    )
     build(ctx, WalletSettings(grant=10**9, group_commit=group))
     for hook in ctx.startup:
         await hook()
@@ -61,9 +62,13 @@ async def measure(nats_url: str, db_url: str, group: bool, tables: int, seconds:
     run = uuid.uuid4().hex[:8]
     try:
         for i in range(tables):
-            for subject, req in ((s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=f"{run}-{i}")),
-                                 (s.WALLET_BUY_IN, BuyIn(account_id=f"{run}-{i}", table_id=f"{run}-t{i}", amount=10**8,
-                                                         max_buy_in=10**9))):
+            for subject, req in (
+                (s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=f"{run}-{i}")),
+                (
+                    s.WALLET_BUY_IN,
+                    BuyIn(account_id=f"{run}-{i}", table_id=f"{run}-t{i}", amount=10**8, max_buy_in=10**9),
+                ),
+            ):
                 assert (await request(nc, subject, req.model_dump_json()))["ok"]
         counting = False
         done = failed = 0
@@ -103,8 +108,14 @@ async def postgres_scratch(base: str) -> tuple[str, str] | None:
     url = make_url(base)
     name = f"felt_bench_wallet_{uuid.uuid4().hex[:8]}"
     try:
-        conn = await asyncpg.connect(host=url.host, port=url.port or 5432, user=url.username, password=url.password,
-                                     database=url.database or "postgres", timeout=3)
+        conn = await asyncpg.connect(
+            host=url.host,
+            port=url.port or 5432,
+            user=url.username,
+            password=url.password,
+            database=url.database or "postgres",
+            timeout=3,
+        )
     except (OSError, asyncpg.PostgresError) as exc:
         print(f"(PostgreSQL skipped: {exc})")
         return None
@@ -117,8 +128,13 @@ async def drop(base: str, name: str) -> None:
     import asyncpg
 
     url = make_url(base)
-    conn = await asyncpg.connect(host=url.host, port=url.port or 5432, user=url.username, password=url.password,
-                                 database=url.database or "postgres")
+    conn = await asyncpg.connect(
+        host=url.host,
+        port=url.port or 5432,
+        user=url.username,
+        password=url.password,
+        database=url.database or "postgres",
+    )
     await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     await conn.close()
 
@@ -159,15 +175,18 @@ async def main() -> None:
             for tables in (int(t) for t in args.tables.split(",")):
                 runs: dict[bool, list[float]] = {True: [], False: []}
                 for r in range(rounds):
-                    for group in ((True, False) if r % 2 == 0 else (False, True)):
+                    for group in (True, False) if r % 2 == 0 else (False, True):
                         rate, failed = await measure(nats_server.url, url, group, tables, seconds)
                         assert failed == 0, f"{failed} commits refused"
                         runs[group].append(rate)
                 g, n = statistics.median(runs[True]), statistics.median(runs[False])
                 ratios = [a / b for a, b in zip(runs[True], runs[False], strict=True)]
                 rows.append((label, tables, g, n, min(ratios), max(ratios)))
-                print(f"  {label} {tables} tables: group {[round(x) for x in runs[True]]}/s, "
-                      f"naive {[round(x) for x in runs[False]]}/s", flush=True)
+                print(
+                    f"  {label} {tables} tables: group {[round(x) for x in runs[True]]}/s, "
+                    f"naive {[round(x) for x in runs[False]]}/s",
+                    flush=True,
+                )
     finally:
         nats_server.stop()
         if scratch:

@@ -14,8 +14,16 @@ from pathlib import Path
 import pytest
 from faststream.nats import NatsBroker
 
-from tests.support.servers import PostgresDatabases, nats_server, redis_server
+from tests.support.servers import PostgresDatabases, connected, nats_server, redis_server
 from tests.support.services import ServiceRunner
+from tools.compile_engine import stale
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Never test an engine compiled from other sources than the ones in the tree."""
+    why = stale()
+    if why:
+        pytest.exit(f"{why}: run `make install` (or .venv/bin/python tools/compile_engine.py)", returncode=4)
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +52,9 @@ def postgres() -> Iterator[PostgresDatabases | None]:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-async def database_url(request: pytest.FixtureRequest, tmp_path: Path, postgres: PostgresDatabases | None) -> AsyncIterator[str]:
+async def database_url(
+    request: pytest.FixtureRequest, tmp_path: Path, postgres: PostgresDatabases | None
+) -> AsyncIterator[str]:
     """A fresh empty database: a SQLite file, then a new PostgreSQL database."""
     if request.param == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'felt.sqlite'}"
@@ -57,10 +67,8 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path, postgres:
 @pytest.fixture
 async def broker(nats_url: str) -> AsyncIterator[NatsBroker]:
     """A connected FastStream NATS client for `felt_runtime.bus.call`."""
-    b = NatsBroker(nats_url)
-    await b.connect()
-    yield b
-    await b.stop()
+    async with connected(nats_url) as b:
+        yield b
 
 
 @pytest.fixture
@@ -73,8 +81,39 @@ def services(nats_url: str, redis_url: str, tmp_path: Path) -> Iterator[ServiceR
 
 #: folders whose tests share one stack of services per worker and must run on one worker
 #: (the gateway's OpenAPI coverage test counts what the other gateway tests exercised; the
-#: browser tests share one room, and so do the bots tests)
-ONE_WORKER_FOLDERS = {"gateway", "browser", "bots"}
+#: browser tests share one room, and so do the bots, security and fuzz tests)
+ONE_WORKER_FOLDERS = {"gateway", "browser", "bots", "security", "fuzz"}
+
+
+#: the longest groups (seconds on 2 cores, measured in one full run), handed out first so that
+#: the two workers finish together instead of one running a 3-minute file at the end (make test
+#: passes --no-loadscope-reorder: xdist would otherwise start with the groups of the most tests)
+LONGEST_FIRST = (
+    "tests/table/test_chaos.py",
+    "tests/chaos/test_chaos_room.py",
+    "gateway",
+    "security",
+    "tests/table/test_random_play.py",
+    "browser",
+    "fuzz",
+    "tests/scale/test_table_replicas.py",
+    "tests/scale/test_two_gateways.py",
+    "tests/runtime/test_felt_up.py",
+    "bots",
+    "tests/table/test_hand_end.py",
+    "tests/table/test_restart.py",
+    "tests/timer/test_durability.py",
+)
+
+
+def _group(item: pytest.Item) -> str:
+    folder = item.path.parent.name
+    return folder if folder in ONE_WORKER_FOLDERS else str(item.path.relative_to(item.config.rootpath))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {g: i for i, g in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_group(item), len(rank)))  # stable: the rest keep their order
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -82,6 +121,4 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     group, every other file is its own group (its module fixtures start once). Marked at
     collection, before xdist turns the marks into node-id suffixes."""
     if item.get_closest_marker("xdist_group") is None:
-        folder = item.path.parent.name
-        group = folder if folder in ONE_WORKER_FOLDERS else str(item.path.relative_to(item.config.rootpath))
-        item.add_marker(pytest.mark.xdist_group(group))
+        item.add_marker(pytest.mark.xdist_group(_group(item)))

@@ -49,15 +49,24 @@ class FeltClient:
     `api_key` acts as an agent; `token` (from `log_in`) as the owner's human participant and
     manages agents. `transport` lets tests and benchmarks plug in an ASGI app."""
 
-    def __init__(self, base_url: str, *, api_key: str | None = None, token: str | None = None,
-                 retry: Retry = Retry(), timeout: float = 10.0, transport: httpx.AsyncBaseTransport | None = None,
-                 event_hooks: dict[str, list[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        token: str | None = None,
+        retry: Retry = Retry(),
+        timeout: float = 10.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        event_hooks: dict[str, list[Any]] | None = None,
+    ) -> None:
         self.retry = retry
         self.credential = api_key or token
         self.seats: dict[str, dict[str, Any]] = {}  # table id -> the join body, while we mean to sit there
         self._rng = random.Random()
-        self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=timeout, transport=transport,
-                                       event_hooks=event_hooks or {})
+        self._http = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"), timeout=timeout, transport=transport, event_hooks=event_hooks or {}
+        )
 
     async def __aenter__(self) -> "FeltClient":
         return self
@@ -70,8 +79,16 @@ class FeltClient:
 
     # --- the one request loop ------------------------------------------------------------------
 
-    async def request(self, method: str, path: str, *, json: Any = None, params: dict[str, Any] | None = None,
-                      idempotency_key: str | None = None, timeout: float | None = None) -> Any:
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        timeout: float | None = None,
+    ) -> Any:
         """One API call with the retry rules; the decoded JSON (or text) of a 2xx answer,
         otherwise `ApiError`."""
         headers = {}
@@ -79,14 +96,22 @@ class FeltClient:
             headers["Authorization"] = f"Bearer {self.credential}"
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
-        extra = {"timeout": timeout} if timeout is not None else {}
         for n in range(self.retry.attempts):
             last = n == self.retry.attempts - 1
             try:
-                response = await self._http.request(method, path, json=json, params=params, headers=headers, **extra)
+                response = await self._http.request(
+                    method,
+                    path,
+                    json=json,
+                    params=params,
+                    headers=headers,
+                    timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+                )
             except (httpx.TransportError, httpx.TimeoutException) as exc:
                 if last:
-                    raise ApiError(503, "unavailable", f"no answer from {self._http.base_url}: {type(exc).__name__}") from exc
+                    raise ApiError(
+                        503, "unavailable", f"no answer from {self._http.base_url}: {type(exc).__name__}"
+                    ) from exc
                 await asyncio.sleep(self.retry.delay(n, self._rng))
                 continue
             if response.status_code in RETRY_STATUS and not last:
@@ -144,7 +169,9 @@ class FeltClient:
         if buy_in is not None:
             body["buyIn"] = buy_in
         try:
-            result = CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/join", json=body))
+            result = CommandResult.model_validate(
+                await self.request("POST", f"{POKER}/tables/{table_id}/join", json=body)
+            )
         except ApiError as exc:
             if exc.code != "already_seated" or exc.details.get("reason") != "same_participant":
                 raise
@@ -198,8 +225,15 @@ class FeltClient:
             return False
         return True
 
-    async def act(self, table_id: str, action: dict[str, Any], *, hand_id: str | None = None,
-                  turn_id: int | None = None, idempotency_key: str | None = None) -> CommandResult:
+    async def act(
+        self,
+        table_id: str,
+        action: dict[str, Any],
+        *,
+        hand_id: str | None = None,
+        turn_id: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> CommandResult:
         """Send `action` (`{"type": "raiseTo", "amount": 60}`, ...) for the turn named by
         `hand_id`/`turn_id`. One idempotency key for all retries. A 409 raises `Conflict` with
         the table as it is now."""
@@ -211,7 +245,8 @@ class FeltClient:
         key = idempotency_key or uuid.uuid4().hex
         try:
             return CommandResult.model_validate(
-                await self.request("POST", f"{POKER}/tables/{table_id}/actions", json=body, idempotency_key=key))
+                await self.request("POST", f"{POKER}/tables/{table_id}/actions", json=body, idempotency_key=key)
+            )
         except ApiError as exc:
             if exc.status != 409:
                 raise
@@ -219,8 +254,12 @@ class FeltClient:
 
     async def events(self, table_id: str, after: int = 0, wait: float = 0, limit: int = 500) -> EventPage:
         """Events with `seq > after`; with `wait`, returns as soon as one happens."""
-        body = await self.request("GET", f"{POKER}/tables/{table_id}/events",
-                                  params={"after": after, "wait": wait, "limit": limit}, timeout=wait + 10)
+        body = await self.request(
+            "GET",
+            f"{POKER}/tables/{table_id}/events",
+            params={"after": after, "wait": wait, "limit": limit},
+            timeout=wait + 10,
+        )
         return EventPage.model_validate(body)
 
     async def hands(self, table_id: str, mine: bool = False, limit: int = 50) -> list[dict[str, Any]]:
@@ -233,8 +272,12 @@ class FeltClient:
         return (await self.request("GET", f"{POKER}/tables/{table_id}/chat", params={"limit": limit}))["messages"]
 
     async def say(self, table_id: str, text: str, idempotency_key: str | None = None) -> dict[str, Any]:
-        return await self.request("POST", f"{POKER}/tables/{table_id}/chat", json={"text": text},
-                                  idempotency_key=idempotency_key or uuid.uuid4().hex)
+        return await self.request(
+            "POST",
+            f"{POKER}/tables/{table_id}/chat",
+            json={"text": text},
+            idempotency_key=idempotency_key or uuid.uuid4().hex,
+        )
 
     async def balance(self) -> Balance:
         return Balance.model_validate(await self.request("GET", f"{POKER}/balance"))

@@ -26,8 +26,12 @@ class ApiError(Exception):
             body = {}
         if not isinstance(body, dict):
             body = {}
-        return cls(response.status_code, str(body.get("code", "unknown")), str(body.get("message", response.text[:200])),
-                   body.get("details") if isinstance(body.get("details"), dict) else {})
+        return cls(
+            response.status_code,
+            str(body.get("code", "unknown")),
+            str(body.get("message", response.text[:200])),
+            body.get("details") if isinstance(body.get("details"), dict) else {},
+        )
 
 
 class Conflict(ApiError):

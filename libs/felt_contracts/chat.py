@@ -1,8 +1,9 @@
 """Chat messages: post to a table, read its recent history, keep its membership, the event.
 
 Public table speech (seed 004, "Limits and chat"). The gateway authenticates and passes who is
-speaking; the chat service checks that the speaker is a member of the table (seated or
-watching), cleans and checks the text, throttles per participant, stores the message in the
+speaking; the chat service checks that the speaker is a member of the table (seated — from the
+table's own seat events, `felt_contracts.table.SEAT_TAKEN` / `SEAT_FREED` / `SEATS_EMPTIED` —
+or watching, as the gateway says with `ChatJoin` / `ChatLeave`), cleans and checks the text, throttles per participant, stores the message in the
 table's recent history and publishes a `ChatMessageEvent` on `subjects.chat_events(table_id)`.
 
 Text is plain text, never HTML: it is stored and delivered exactly as cleaned by
@@ -14,7 +15,7 @@ Refusals are error replies (`felt_runtime.bus.call` raises `BusError`):
   text longer than `MAX_RAW_CHARS`, a bad table id);
 - `invalid_message`: the cleaned text is empty or longer than `MAX_CHAT_CHARS`; details
   `reason` ("empty" | "too_long"), `length`, `max_chars`;
-- `forbidden`: the participant is neither seated at nor watching the table (no `ChatJoin`);
+- `forbidden`: the participant is neither seated at nor watching the table;
 - `throttled`: too many messages; details `retry_after` (seconds, float, > 0), `limit`,
   `window_seconds`;
 - `conflict`: a `message_id` reused by the same participant for a different post;
@@ -116,24 +117,28 @@ class ChatHistoryPage(Message):
 
 
 class ChatJoin(Request):
-    """Someone sat down at or started watching a table: they may post there. Sent by the
-    table service or the gateway; idempotent (joining twice is harmless)."""
+    """Someone watches a table (the gateway: a socket subscribed, a REST read of its view or
+    events): they may post there for `ttl_seconds` (None: until `ChatLeave`). Idempotent; a
+    longer watch is never shortened by a shorter one. Seats need no call: chat follows the
+    table's seat events."""
 
     table_id: TableId
     participant_id: ParticipantId
-    role: ChatRole = ChatRole.WATCHING  # informational; membership is one bit per table
+    role: ChatRole = ChatRole.WATCHING  # informational
+    ttl_seconds: float | None = Field(default=None, gt=0, le=86_400)
 
 
 class ChatLeave(Request):
-    """Someone neither sits at nor watches the table any more: they may no longer post there.
-    Idempotent."""
+    """Someone stopped watching the table (their last socket there closed): unless seated, they
+    may no longer post there. Idempotent."""
 
     table_id: TableId
     participant_id: ParticipantId
 
 
 class ChatMembership(Message):
-    """Membership after a `ChatJoin` / `ChatLeave`. `changed`: whether this request changed it."""
+    """Watching after a `ChatJoin` / `ChatLeave` (`member`: watching). `changed`: whether this
+    request changed it."""
 
     table_id: str
     participant_id: str

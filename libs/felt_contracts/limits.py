@@ -36,6 +36,7 @@ class LimitName(StrEnum):
 class Scope(StrEnum):
     OWNER = "owner"  # the owner account (aggregates all its participants)
     PARTICIPANT = "participant"  # one participant (wallet account), e.g. one agent
+    CREDENTIAL = "credential"  # one credential (an agent's API key, a login token) a participant acts with
 
 
 class CheckKind(StrEnum):
@@ -51,8 +52,17 @@ class LimitsCheck(Request):
     kind: CheckKind
     owner_id: Id
     participant_id: Id | None = None  # the wallet account (participant) taking the risk
+    #: the credential it acts with: its caps bind against the participant's counters (so a new
+    #: credential never resets what was used), its freeze refuses at once
+    credential_id: Id | None = None
     session_id: Id | None = None
     amount: Amount | None = None
+    #: start_hand: the hand about to be dealt (a holding check holds it until limits counts it)
+    hand_id: Id | None = None
+    #: the risk is about to be taken (the table sets it): an allowed `buy_in` / `wager` counts
+    #: against the caps until the wallet's transfer is counted, so parallel checks cannot
+    #: together pass a cap. False: a what-if question that changes nothing.
+    hold: bool = False
 
     @model_validator(mode="after")
     def _needs(self) -> "LimitsCheck":
@@ -75,6 +85,7 @@ class LimitsDecision(Message):
 class LimitsGet(Request):
     owner_id: Id
     participant_id: Id | None = None
+    credential_id: Id | None = None
     session_id: Id | None = None
 
 
@@ -112,17 +123,24 @@ class LimitsState(Message):
     day: date  # the UTC day the daily counters are for
     owner: ScopeState
     participant: ScopeState | None = None
+    credential: ScopeState | None = None  # used = the participant's counters (the owner's without one)
     session: SessionState | None = None
 
 
 class LimitsSetCap(Request):
     """Set one cap. Lowering (or equal) applies at once and drops any pending raise; raising
-    (incl. `cap=None`, no cap) waits for the cool-off as a pending raise."""
+    (incl. `cap=None`, no cap) waits for the cool-off as a pending raise.
+
+    `lower_only`: the caller may only lower (an agent's key, say the gateway): a raise over the
+    cap in force is refused with `forbidden`, details `reason` = `raise_needs_owner`, `cap` (in
+    force). Limits decides it in the transaction that writes the cap, so parallel requests are
+    judged one after the other (no read-then-write race in the caller)."""
 
     scope: Scope = Scope.OWNER
     scope_id: Id
     limit: LimitName
     cap: CapValue | None
+    lower_only: bool = False
 
 
 class CapChange(Message):

@@ -65,12 +65,23 @@ def table_command(table_id: str) -> str:
     return f"felt.table.cmd.{table_id}"
 
 
+def table_replica(replica_id: str, what: str) -> str:
+    """One table-service replica's own subjects (tables over replicas: a replica that gets a
+    command, timer event or lobby query for a table it does not own forwards it here, to the
+    owner): `cmd`, `create`, `close`, `list`, `fired`, `bank`."""
+    return f"felt.table.replica.{replica_id}.{what}"
+
+
 TABLE_EVENTS_STREAM = "FELT_TABLE_EVENTS"
 
 
 def table_public_events(table_id: str) -> str:
     """Numbered public events of a table (never private cards)."""
     return f"felt.evt.table.{table_id}.public"
+
+
+#: every table's public events (a consumer of the stream that follows all tables: chat)
+TABLE_PUBLIC_EVENTS_ALL = "felt.evt.table.*.public"
 
 
 def table_seat_events(table_id: str, participant_id: str) -> str:
@@ -82,12 +93,13 @@ def table_seat_events(table_id: str, participant_id: str) -> str:
 CHAT_QUEUE = "felt-chat"
 CHAT_POST = "felt.chat.post"
 CHAT_HISTORY = "felt.chat.history"
-CHAT_JOIN = "felt.chat.join"  # membership: seated or watching (ChatJoin)
-CHAT_LEAVE = "felt.chat.leave"  # membership: neither any more (ChatLeave)
+CHAT_JOIN = "felt.chat.join"  # a watcher (ChatJoin); seats come from the table's events
+CHAT_LEAVE = "felt.chat.leave"  # no longer watching (ChatLeave)
 
 
 def chat_events(table_id: str) -> str:
     return f"felt.evt.chat.{table_id}"
+
 
 # --- bots: computer opponents (ordinary agents over the gateway) -------------------------
 BOTS_QUEUE = "felt-bots"

@@ -15,6 +15,10 @@ Subjects (felt_contracts.subjects):
   on their turn, their pre-action). A private event carries the `seq` of the public event it
   belongs to, or a `seq` of its own for private-only events (`preaction`): a client keeps the
   highest `seq` seen on either subject and fills gaps with `GetEvents`.
+- `PRIVATE_COPY` (a NATS header on both copies of a seq that has a public and a private copy):
+  the participant who gets the private copy, and reads it instead of the public one. The table
+  sets it (felt_table/events.py); a reader routes on it without knowing event kinds. A private
+  copy without it is private-only (no public copy of that seq exists).
 
 Identity: `participant_id` is the authenticated participant (also its wallet account id);
 the gateway sets it from the credentials, never from the client's body. `owner_id` and
@@ -26,6 +30,7 @@ draw5-1, plhe-1); in `ante-nl-1` use `hit` (check/call) and `bet` = chips to add
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -33,10 +38,40 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from felt_contracts.base import Event, Message, Request
+from felt_contracts.names import ActionName, EventKind, OperationKind, Phase, PreActionName
 from felt_contracts.timer import TimeBankPolicy
 
-#: table ids are NATS subject tokens
-TableId = Annotated[str, Field(min_length=1, max_length=64)]  # [a-z0-9][a-z0-9_-]* (checked by the table service)
+#: table ids are NATS subject tokens: the one definition of their form (`is_table_id`; the
+#: pattern's `$` is the end of the text for pydantic, but Python's `re.match` lets it stand
+#: before a final newline, so Python code uses `fullmatch`: "3\n" is no table id)
+TABLE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+HAND_NONCE = re.compile(r"[0-9a-f]{16}")
+#: the header naming the participant with a private copy of this seq (see the module docstring)
+PRIVATE_COPY = "Felt-Private-Copy"
+
+
+def is_table_id(text: str) -> bool:
+    return TABLE_ID.fullmatch(text) is not None
+
+
+def hand_id_for(table_id: str, nonce: str) -> str:
+    """A hand's id names its table: `<table_id>-<16 hex digits>` (the table draws the digits)."""
+    if not HAND_NONCE.fullmatch(nonce):
+        raise ValueError("a hand id's nonce is 16 hex digits")
+    return f"{table_id}-{nonce}"
+
+
+def table_of_hand(hand_id: str) -> str | None:
+    """The table a hand id names, or None for an id of another form."""
+    head, sep, tail = hand_id.rpartition("-")
+    return head if sep and is_table_id(head) and HAND_NONCE.fullmatch(tail) else None
+
+
+#: lenient on the bus: the table service names a bad id in its own error (`details.field`)
+TableId = Annotated[str, Field(min_length=1, max_length=64)]
+#: strict where a client names a table (WebSocket frames)
+WellFormedTableId = Annotated[str, Field(pattern=TABLE_ID_PATTERN)]
 ParticipantId = Annotated[str, Field(min_length=1, max_length=200)]
 Chips = Annotated[int, Field(strict=True, ge=0, le=10**12)]
 PositiveChips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
@@ -72,6 +107,13 @@ class TableConfig(Message):
     small_blind: int = 0
     big_blind: int = 0
     ante: int = 0
+    # who pays `ante` (felt_engine.forced): `each` dealt player, the `big_blind` for the whole
+    # table (big-blind ante) or the `button` (button ante); a table ante is dead money in the
+    # main pot. Not `each` needs an ante and a profile that allows it (hold'em with blinds).
+    ante_mode: Literal["each", "big_blind", "button"] = "each"
+    # a live straddle of two big blinds by the player left of the big blind (3+ players dealt;
+    # no straddle heads-up); nlhe-1 and plhe-1 only
+    straddle: bool = False
     min_buy_in: int | None = None  # None for profiles where the account balance plays (ante-nl-1)
     max_buy_in: int | None = None
     seats: int = 9  # 2..10 within the profile (checked by the table service)
@@ -90,13 +132,17 @@ class TableConfig(Message):
     closes_at: datetime | None = None
 
 
+#: a seat in the lobby and the table view: in the hand, waiting for the next, sat out, or on its way out
+SeatStatus = Literal["playing", "waiting", "sitting_out", "leaving"]
+
+
 class SeatSummary(Message):
     seat: int
     participant_id: str
     kind: ParticipantKind
     name: str = ""
     stack: int  # table stack (ante-nl-1: the account's available balance when last read)
-    status: Literal["playing", "waiting", "sitting_out", "leaving"]
+    status: SeatStatus
     ready: bool = False
     connected: bool = True
     sitting_out: bool = False  # not dealt in from the next hand on (also while the status is `playing`/`leaving`)
@@ -147,6 +193,9 @@ class ParticipantCommand(Message):
 
     type: str
     participant_id: ParticipantId
+    #: the credential the gateway authenticated it with (set by the gateway, like `participant_id`):
+    #: that credential's limits policy applies to the seat's new risk from then on
+    credential_id: Annotated[str, Field(min_length=1, max_length=200)] | None = None
 
 
 class Join(ParticipantCommand):
@@ -184,7 +233,7 @@ class Act(ParticipantCommand):
     (a stale client gets `hand_closed` / `stale_turn` / `forbidden` and nothing changes)."""
 
     type: Literal["act"] = "act"
-    action: Literal["fold", "check", "call", "bet", "raiseTo", "allIn", "draw", "hit"]
+    action: ActionName
     amount: PositiveChips | None = None  # bet/raiseTo only (ante-nl-1 bet: chips to add now)
     cards: Annotated[tuple[Card, ...], Field(max_length=5)] = ()  # draw only: the cards to discard
     hand_id: Annotated[str, Field(max_length=200)] | None = None
@@ -196,7 +245,7 @@ class SetPreAction(ParticipantCommand):
     """Seed 002 checkboxes for the current hand: check_fold, fold, call_any, raise_any (None clears)."""
 
     type: Literal["preaction"] = "preaction"
-    preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
+    preaction: PreActionName | None
 
 
 class SetAutoRebuy(ParticipantCommand):
@@ -280,8 +329,22 @@ class ListHands(Message):
 
 
 TableCommand = Annotated[
-    Join | Ready | Start | Act | SetPreAction | SetAutoRebuy | SitOut | SitIn | Leave
-    | Disconnect | Reconnect | Show | GetView | GetEvents | GetHand | ListHands,
+    Join
+    | Ready
+    | Start
+    | Act
+    | SetPreAction
+    | SetAutoRebuy
+    | SitOut
+    | SitIn
+    | Leave
+    | Disconnect
+    | Reconnect
+    | Show
+    | GetView
+    | GetEvents
+    | GetHand
+    | ListHands,
     Field(discriminator="type"),
 ]
 
@@ -347,7 +410,7 @@ class HandView(Message):
     rules_version: str
     structure: str
     street: str
-    phase: Literal["betting", "draw", "over"]
+    phase: Phase
     button: int
     small_blind_seat: int | None = None
     big_blind_seat: int | None = None
@@ -404,9 +467,9 @@ class TurnInfo(Message):
 
 
 class TableEvent(Event):
-    """One numbered table event. `kind` is one of:
+    """One numbered table event. `kind` (`names.EventKind`) is one of:
     table: seated, waiting, ready, sit_out, sit_in, left, disconnected, reconnected, rebuy,
-      auto_rebuy, session_closed, table_reset, table_closed, hand_cancelled, start_refused, leaving,
+      auto_rebuy, session_closed, table_reset, table_closed, hand_cancelled, leaving,
       paused / resumed (`detail`: "waiting for the wallet" / "the wallet answers"),
       stack_reconciled (a stack set to the wallet's reserve `amount`; `detail`: what it was);
     hand (engine operations, same names): hand_start, post_ante, post_blind, deal_hole,
@@ -418,7 +481,7 @@ class TableEvent(Event):
 
     table_id: str
     seq: int
-    kind: str
+    kind: EventKind
     private: bool = False
     hand_id: str | None = None
     at: datetime
@@ -434,6 +497,18 @@ class TableEvent(Event):
     detail: str = ""
     turn: TurnInfo | None = None
     stacks: dict[str, int] | None = None  # seat (as text) -> stack, on hand_start/hand_end
+
+
+#: `TableEvent` kinds that change who sits at a table (chat follows them for its membership):
+#: a participant sat down (`seated`; `waiting` during a hand), stood up for good (`left`; a
+#: session the table closed: `session_closed`), or every seat emptied (a restart's
+#: `table_reset`, `table_closed`)
+SEAT_TAKEN = frozenset({"seated", "waiting"})
+SEAT_FREED = frozenset({"left", "session_closed"})
+SEATS_EMPTIED = frozenset({"table_reset", "table_closed"})
+#: every kind that changes who sits where: the table has them stored in its JetStream stream
+#: before it answers the command that made them, so chat's membership follows the answer
+SEAT_CHANGES = SEAT_TAKEN | SEAT_FREED | SEATS_EMPTIED
 
 
 # --- hand history -----------------------------------------------------------------------------
@@ -452,7 +527,7 @@ class HandSummary(Message):
 
 
 class HandOperation(Message):
-    kind: str
+    kind: OperationKind
     seat: int | None = None
     amount: int = 0
     to: int | None = None
@@ -480,7 +555,7 @@ class HandHistory(Message):
 class TableResult(Message):
     """The reply to every `TableRequest`. `seq` is the table's last event number after the
     command. Commands fill what they produce: `seat` and `buy_in` (join), `status` (join:
-    seated|waiting; start: started; leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
+    seated|waiting; start: started, or ready while a hand runs (dealt in from the next one); leave: left|leaving; others: ok), `view`, `events`, `hands`, `hand`."""
 
     table_id: str
     seq: int

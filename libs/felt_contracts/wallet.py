@@ -33,7 +33,9 @@ class TransferKind(StrEnum):
 
 
 class TransferEvent(Event):
-    """Published once per committed transfer; `event_id` is the transfer id (deduplicate on it)."""
+    """Published once per committed transfer; `event_id` is the transfer id (deduplicate on it).
+    A session closed with an empty reserve moves no chips but is announced too, as a
+    `cash_out` of 0 (its would-be transfer id), so limits release its reserved exposure."""
 
     transfer_id: str
     kind: TransferKind
@@ -42,7 +44,7 @@ class TransferEvent(Event):
     session_id: str | None = None  # the table session (buy-in .. cash-out) it belongs to
     table_id: str | None = None
     hand_id: str | None = None
-    amount: int = Field(gt=0)
+    amount: int = Field(ge=0)  # 0 only for the cash-out that closes an empty session
     at: datetime
 
 
@@ -57,7 +59,20 @@ class OpenAccount(Request):
     owner_id: Id | None = None  # the owner behind the participant (limits aggregate on it)
 
 
-class BuyIn(Request):
+#: A table replica's lease on the table (tables over replicas): the wallet refuses a command
+#: whose lease is older than one it has seen for that table (`conflict`, reason `stale_lease`),
+#: so a replica that lost its table cannot move a chip. None: one table replica, no fencing.
+Lease = Annotated[int, Field(strict=True, ge=1)] | None
+
+
+class TableScoped(Request):
+    """A wallet command a table sends about itself."""
+
+    table_id: Id
+    lease: Lease = None
+
+
+class BuyIn(TableScoped):
     """Move `amount` from available into a reserve at `table_id` (opens a table session)."""
 
     account_id: Id
@@ -67,7 +82,7 @@ class BuyIn(Request):
     max_buy_in: Bound = MAX_AMOUNT
 
 
-class Commit(Request):
+class Commit(TableScoped):
     """One chip-committing action: reserve (or available, `from_available`) -> hand escrow.
     Transfer id `commit:{hand_id}:{seq}`; a retry with the same hand/seq returns the first result."""
 
@@ -77,6 +92,9 @@ class Commit(Request):
     seq: Annotated[int, Field(strict=True, ge=0, le=10**9)]
     amount: Amount
     from_available: bool = False  # profile ante-nl-1: the account balance plays
+    #: ante-nl-1 (no wallet session): the table's play session, carried to the transfer and its
+    #: event so limits count hands and wager under the session id the table checks.
+    session_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
 class Payout(Message):
@@ -84,7 +102,7 @@ class Payout(Message):
     amount: Amount
 
 
-class Settle(Request):
+class Settle(TableScoped):
     """End a hand: pay its whole escrow out. `payouts` + `returns` must equal the escrow."""
 
     table_id: Id
@@ -93,20 +111,20 @@ class Settle(Request):
     returns: list[Payout] = Field(default_factory=list, max_length=100)  # unmatched chips
 
 
-class CancelHand(Request):
+class CancelHand(TableScoped):
     """End a hand by refunding every contributor exactly what they put in."""
 
     table_id: Id
     hand_id: Id
 
 
-class CancelTable(Request):
+class CancelTable(TableScoped):
     """Restart policy: cancel every open hand of the table, cash out every reserve there."""
 
     table_id: Id
 
 
-class CashOut(Request):
+class CashOut(TableScoped):
     """Reserve at `table_id` -> available; `"all"` empties it. Emptying closes the session."""
 
     account_id: Id

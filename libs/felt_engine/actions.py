@@ -11,18 +11,40 @@ convention (``hit``, ``bet`` = chips to add now) is translated at the edge by
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, TypeAlias
+
+from felt_contracts.names import PRE_ACTIONS
 
 __all__ = ["Action", "Bounds", "LegalActions", "ACTION_KINDS", "PREACTIONS"]
 
 ACTION_KINDS = frozenset({"fold", "check", "call", "bet", "raiseTo", "allIn", "draw"})
-PREACTIONS = frozenset({"check_fold", "fold", "call_any", "raise_any"})
+PREACTIONS = frozenset(PRE_ACTIONS)
+AMOUNT_KINDS = frozenset({"bet", "raiseTo"})  # the actions that take an amount (and need one)
+#: a value as a caller gave it, before the engine checked it (a named alias: mypyc builds the
+#: named tuple's annotations from the module's globals, where the builtin `object` is not)
+Given: TypeAlias = object
+
+
+def shape_problem(kind: str, amount: int | None, has_cards: bool) -> str | None:
+    """The action's own shape (seed 004 action JSON): only `bet`/`raiseTo` take an amount, and
+    they need one; only `draw` takes cards. None when the shape is right."""
+    if kind in AMOUNT_KINDS and amount is None:
+        return f"{kind} needs an amount"
+    if kind not in AMOUNT_KINDS and amount is not None:
+        return f"{kind} takes no amount"
+    if kind != "draw" and has_cards:
+        return "only draw takes cards"
+    return None
 
 
 class Action(NamedTuple):
     kind: str
-    amount: int | None = None
-    cards: tuple[int, ...] = ()
+    # as the caller gave them (int chips, the cards to discard): `apply` refuses anything else
+    # with its own code; compiled (docs/development.md), reading a field declared `int | None`
+    # would refuse a float with a TypeError first
+    amount: Given = None
+    cards: Sequence[int] = ()
 
     @staticmethod
     def fold() -> Action:
@@ -37,11 +59,11 @@ class Action(NamedTuple):
         return Action("call")
 
     @staticmethod
-    def bet(to: int) -> Action:
+    def bet(to: object) -> Action:
         return Action("bet", to)
 
     @staticmethod
-    def raise_to(to: int) -> Action:
+    def raise_to(to: object) -> Action:
         return Action("raiseTo", to)
 
     @staticmethod
@@ -49,7 +71,7 @@ class Action(NamedTuple):
         return Action("allIn")
 
     @staticmethod
-    def draw(discard=()) -> Action:
+    def draw(discard: Iterable[int] = ()) -> Action:
         return Action("draw", None, tuple(discard))
 
 
@@ -57,7 +79,7 @@ class Bounds(NamedTuple):
     min: int
     max: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, int]:
         return {"min": self.min, "max": self.max}
 
 
@@ -92,8 +114,8 @@ class LegalActions(NamedTuple):
     def any(self) -> bool:
         return self.fold or self.check or self.draw is not None
 
-    def to_dict(self) -> dict:
-        d = {
+    def to_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {
             "fold": self.fold,
             "check": self.check,
             "call": self.call,

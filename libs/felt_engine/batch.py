@@ -33,7 +33,7 @@ def rank_hands(cards: np.ndarray) -> np.ndarray:
     if cards.ndim != 2 or not 5 <= cards.shape[1] <= 7:
         raise ValueError(f"rank_hands needs an (n, 5..7) array, got shape {cards.shape}")
     packed = _PACKED[cards].sum(axis=1) + _OFFSET
-    out = _VALUES[np.searchsorted(_KEYS, packed & _RANK_MASK)]
+    out: np.ndarray = _VALUES[np.searchsorted(_KEYS, packed & _RANK_MASK)]
     flush = (packed & _FLUSH_BITS) != 0
     if flush.any():
         rows = cards[flush]

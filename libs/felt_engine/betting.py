@@ -28,14 +28,24 @@ from __future__ import annotations
 from felt_engine.actions import Action, Bounds, LegalActions
 from felt_engine.errors import IllegalAction
 from felt_engine.profiles import Structure
+from felt_engine.state import HandState, StateView
 
 __all__ = [
-    "to_match", "funded_count", "needs_to_act", "can_raise", "raise_bounds",
-    "legal_actions_at", "street_increment", "from_add_now",
+    "to_match",
+    "funded_count",
+    "next_to_act",
+    "can_raise",
+    "raise_bounds",
+    "legal_actions_at",
+    "legal_for",
+    "street_increment",
+    "from_add_now",
 ]
 
+_new = tuple.__new__  # named tuples built without their generated __new__ (hot path)
 
-def funded_count(st) -> int:
+
+def funded_count(st: StateView) -> int:
     """Live players with chips behind (the ones who can still bet)."""
     count = 0
     for folded, stack in zip(st.folded, st.stacks):
@@ -44,7 +54,7 @@ def funded_count(st) -> int:
     return count
 
 
-def to_match(st, nfunded: int | None = None) -> int:
+def to_match(st: StateView, nfunded: int | None = None) -> int:
     """The street total to match (``nfunded``: :func:`funded_count`, if known)."""
     actual = max(st.bets)
     if st.nominal_bet > actual and (funded_count(st) if nfunded is None else nfunded) >= 2:
@@ -52,27 +62,30 @@ def to_match(st, nfunded: int | None = None) -> int:
     return actual
 
 
-def needs_to_act(st, i: int, tm: int, nfunded: int) -> bool:
-    if st.folded[i] or st.stacks[i] == 0:
-        return False
-    if nfunded <= 1:  # alone with chips: only a call/fold decision, never a bet
-        return st.bets[i] < tm
-    return not st.acted[i] or st.bets[i] < tm
+def next_to_act(st: StateView, start: int, tm: int, nfunded: int) -> int | None:
+    """The first player clockwise from ``start`` who must act (None: the round is
+    closed): live with chips behind, and short of ``tm`` or (while another funded
+    player could answer a bet) not yet acted on this street."""
+    folded, stacks, bets, acted = st.folded, st.stacks, st.bets, st.acted
+    n = len(folded)
+    for k in range(start, start + n):
+        i = k % n
+        if folded[i] or not stacks[i]:
+            continue
+        if bets[i] < tm or (nfunded > 1 and not acted[i]):
+            return i
+    return None
 
 
-def _unit(st) -> int:
-    return st.stakes.big_blind if st.profile.blinds else st.stakes.ante
-
-
-def street_increment(st) -> int:
+def street_increment(st: StateView) -> int:
     """The first full increment of a street: bet unit (x the smallest limit units in
     fixed limit)."""
-    if st.structure is Structure.FIXED_LIMIT:
-        return _unit(st) * st.profile.streets[st.street].limit_range[0]
-    return _unit(st)
+    if st.info.structure is Structure.FIXED_LIMIT:
+        return st.info.unit * st.info.profile.streets[st.street].limit_range[0]
+    return st.info.unit
 
 
-def can_raise(st, i: int, tm: int, nfunded: int | None = None) -> bool:
+def can_raise(st: StateView, i: int, tm: int, nfunded: int | None = None) -> bool:
     """May player ``i`` put in more than a call (a bet, raise or raising all-in)?"""
     if st.stacks[i] <= tm - st.bets[i]:
         return False
@@ -81,90 +94,105 @@ def can_raise(st, i: int, tm: int, nfunded: int | None = None) -> bool:
         return False
     if st.acted[i] and tm - st.acted_level[i] < st.last_full_raise:
         return False
-    if (st.structure is Structure.FIXED_LIMIT and st.profile.raise_cap is not None
-            and st.raise_count >= st.profile.raise_cap):
+    if (
+        st.info.structure is Structure.FIXED_LIMIT
+        and st.info.profile.raise_cap is not None
+        and st.raise_count >= st.info.profile.raise_cap
+    ):
         return False
     return True
 
 
-def raise_bounds(st, i: int, tm: int) -> tuple[int, int]:
+def raise_bounds(st: StateView, i: int, tm: int) -> tuple[int, int]:
     """(min, max) street totals of a *full* bet/raise for ``i`` ignoring the stack
     (callers clamp to ``bets[i] + stacks[i]``)."""
-    if st.structure is Structure.FIXED_LIMIT:
-        lo, hi = st.profile.streets[st.street].limit_range
-        return tm + _unit(st) * lo, tm + _unit(st) * hi
+    if st.info.structure is Structure.FIXED_LIMIT:
+        lo, hi = st.info.profile.streets[st.street].limit_range
+        return tm + st.info.unit * lo, tm + st.info.unit * hi
     lo = tm + st.last_full_raise
-    if st.structure is Structure.POT_LIMIT:
+    if st.info.structure is Structure.POT_LIMIT:
         hi = tm + sum(st.contrib) + (tm - st.bets[i])
         return lo, max(lo, hi)
     return lo, st.bets[i] + st.stacks[i]
 
 
-def _max_total(st, i: int, tm: int, nfunded: int | None = None) -> int:
-    """Highest street total ``i`` may reach now (a call if no raise is allowed)."""
-    all_in_to = st.bets[i] + st.stacks[i]
-    if not can_raise(st, i, tm, nfunded):
-        return min(tm, all_in_to)
-    return min(raise_bounds(st, i, tm)[1], all_in_to)
-
-
-def legal_actions_at(st, i: int) -> LegalActions:
-    seat = st.seats[i]
-    if st.phase == "over" or st.actor != i:
-        return LegalActions(seat)
-    if st.phase == "draw":
-        return LegalActions(seat, draw=len(st.holes[i]))
-    nfunded = funded_count(st)
-    tm = to_match(st, nfunded)
+def legal_for(st: StateView, i: int, tm: int, nfunded: int) -> LegalActions:
+    """The legal actions of player ``i`` in a betting round (``tm``, ``nfunded``:
+    :func:`to_match` and :func:`funded_count`). Computed once when a turn starts and
+    carried in the state (``HandState.turn``)."""
     stack, bet = st.stacks[i], st.bets[i]
     to_call = tm - bet if tm > bet else 0
     all_in_to = bet + stack
     bet_b = raise_b = None
     if can_raise(st, i, tm, nfunded):
-        lo, hi = raise_bounds(st, i, tm)
+        info = st.info
+        if info.structure is Structure.NO_LIMIT:  # raise_bounds, inlined for the common case
+            lo, hi = tm + st.last_full_raise, all_in_to
+        else:
+            lo, hi = raise_bounds(st, i, tm)
         all_in_ok = all_in_to <= hi
         hi = min(hi, all_in_to)
         if lo <= hi:
             if tm == 0:
-                bet_b = Bounds(lo, hi)
+                bet_b = _new(Bounds, (lo, hi))
             else:
-                raise_b = Bounds(lo, hi)
+                raise_b = _new(Bounds, (lo, hi))
     else:
         all_in_ok = all_in_to <= tm
     all_in = stack if stack > 0 and all_in_ok else None
-    add_now = st.profile.amount_convention == "add_now"
+    add_now = st.info.profile.amount_convention == "add_now"
     full = bet_b or raise_b
-    return LegalActions(
-        seat, True, to_call == 0, (to_call if to_call < stack else stack) if to_call else None, bet_b, raise_b,
-        all_in, all_in_to if all_in is not None else None, None, to_call if to_call < stack else stack,
-        Bounds(full.min - bet, full.max - bet) if add_now and full else None, add_now,
+    return _new(
+        LegalActions,
+        (
+            st.info.seats[i],
+            True,
+            to_call == 0,
+            (to_call if to_call < stack else stack) if to_call else None,
+            bet_b,
+            raise_b,
+            all_in,
+            all_in_to if all_in is not None else None,
+            None,
+            to_call if to_call < stack else stack,
+            Bounds(full.min - bet, full.max - bet) if add_now and full else None,
+            add_now,
+        ),
     )
 
 
-def resolve(st, i: int, action: Action) -> tuple[str, int]:
-    """Validate a betting action for player ``i`` (who is the actor) and return
-    ``(kind, street_total)`` with kind in fold/check/call/commit. Raises IllegalAction."""
+def legal_actions_at(st: HandState, i: int) -> LegalActions:
+    """What player ``i`` of state ``st`` may do now (all false/None unless it is their turn)."""
+    turn = st.turn  # None outside a betting turn: in the draw and once the hand is over
+    if turn is not None and st.actor == i:
+        return turn.legal
+    if st.actor == i and st.phase == "draw":
+        return LegalActions(st.info.seats[i], draw=len(st.holes[i]))
+    return LegalActions(st.info.seats[i])
+
+
+def resolve(st: StateView, i: int, action: Action, legal: LegalActions, tm: int) -> tuple[str, int]:
+    """Validate a betting action for player ``i`` (the actor, whose legal actions are
+    ``legal``; ``tm``: :func:`to_match`) and return ``(kind, street_total)`` with kind
+    in fold/check/commit. Raises IllegalAction."""
     kind = action.kind
-    tm = to_match(st)
-    bet, stack = st.bets[i], st.stacks[i]
-    to_call = max(0, tm - bet)
-    all_in_to = bet + stack
+    bet = st.bets[i]
     if kind in ("fold", "check", "call", "allIn") and action.amount is not None:
         raise IllegalAction("amount_not_allowed", f"{kind} takes no amount")
     if kind == "fold":
         return "fold", bet
     if kind == "check":
-        if to_call:
-            raise IllegalAction("cannot_check", f"{to_call} to call")
+        if not legal.check:
+            raise IllegalAction("cannot_check", f"{tm - bet} to call")
         return "check", bet
     if kind == "call":
-        if not to_call:
+        if legal.call is None:
             raise IllegalAction("cannot_call", "nothing to call")
-        return "commit", min(tm, all_in_to)
+        return "commit", bet + legal.call
     if kind == "allIn":
-        if stack == 0 or all_in_to > _max_total(st, i, tm):
+        if legal.all_in is None:
             raise IllegalAction("cannot_all_in", "an all-in is not allowed here")
-        return "commit", all_in_to
+        return "commit", bet + legal.all_in  # all_in: the whole stack
     if kind in ("bet", "raiseTo"):
         amount = action.amount
         if amount is None:
@@ -175,25 +203,28 @@ def resolve(st, i: int, action: Action) -> tuple[str, int]:
             raise IllegalAction("cannot_bet", f"there is a bet of {tm}: use raiseTo")
         if kind == "raiseTo" and tm == 0:
             raise IllegalAction("cannot_raise", "nothing to raise: use bet")
+        all_in_to = bet + st.stacks[i]
         if amount > all_in_to:
             raise IllegalAction("amount_out_of_bounds", f"{amount} exceeds the stack ({all_in_to})")
-        if not can_raise(st, i, tm):
+        full = legal.bet or legal.raise_to
+        # may raise: a full bet/raise is open, or only a raising (short) all-in
+        if full is None and (legal.all_in is None or all_in_to <= tm):
             if amount == all_in_to and all_in_to <= tm:
                 return "commit", all_in_to  # an all-in "raise" that is only a call
             raise IllegalAction("cannot_raise", "raising is not open to this player")
-        lo, hi = raise_bounds(st, i, tm)
-        hi = min(hi, all_in_to)
-        if amount == all_in_to and amount <= hi:
+        if amount == all_in_to and legal.all_in is not None:
             return "commit", amount  # all-in (possibly short)
+        # no full bound: the stack is short of a full raise, and only the all-in is left
+        lo, hi = full if full is not None else (raise_bounds(st, i, tm)[0], all_in_to)
         if not lo <= amount <= hi:
             raise IllegalAction("amount_out_of_bounds", f"{kind} must be within {lo}..{hi}")
-        if st.structure is Structure.FIXED_LIMIT and (amount - tm) % _unit(st):
-            raise IllegalAction("amount_out_of_bounds", f"a fixed-limit {kind} is whole bet units ({_unit(st)})")
+        if st.info.structure is Structure.FIXED_LIMIT and (amount - tm) % st.info.unit:
+            raise IllegalAction("amount_out_of_bounds", f"a fixed-limit {kind} is whole bet units ({st.info.unit})")
         return "commit", amount
     raise IllegalAction("unknown_action", f"unknown action {kind!r}")
 
 
-def from_add_now(st, seat: int, kind: str, add: int | None = None) -> Action:
+def from_add_now(st: HandState, seat: int, kind: str, add: object = None) -> Action:
     """Translate the ante-nl-1 protocol into an :class:`Action`.
 
     ``hit`` = check if free, else call (capped by the stack); ``bet N`` = add N chips

@@ -21,10 +21,22 @@ from dataclasses import dataclass
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
-RANK_NAMES = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
-              "Ten", "Jack", "Queen", "King", "Ace")
-RANK_PLURALS = ("Twos", "Threes", "Fours", "Fives", "Sixes", "Sevens", "Eights",
-                "Nines", "Tens", "Jacks", "Queens", "Kings", "Aces")
+RANK_NAMES = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King", "Ace")
+RANK_PLURALS = (
+    "Twos",
+    "Threes",
+    "Fours",
+    "Fives",
+    "Sixes",
+    "Sevens",
+    "Eights",
+    "Nines",
+    "Tens",
+    "Jacks",
+    "Queens",
+    "Kings",
+    "Aces",
+)
 
 FULL_DECK: tuple[int, ...] = tuple(range(52))
 
@@ -73,13 +85,15 @@ def card_str(c: int) -> str:
     return RANKS[c >> 2] + SUITS[c & 3]
 
 
-def parse_cards(cards: str | Iterable[str | int]) -> tuple[int, ...]:
+def parse_cards(cards: str | Iterable[object]) -> tuple[int, ...]:
     """``"As Kd"``, ``"AsKd"``, ``"As,Kd"`` or ``["As", "Kd"]`` (ints pass through)."""
     if isinstance(cards, str):
         out: list[int] = []
         pos, text = 0, cards.strip()
         while pos < len(text):
-            pos = _SEP_RE.match(text, pos).end()
+            sep = _SEP_RE.match(text, pos)
+            assert sep is not None  # the separator pattern also matches the empty string
+            pos = sep.end()
             if pos >= len(text):
                 break
             m = _CARD_RE.match(text, pos)
@@ -138,7 +152,7 @@ class Deck:
         return deck
 
     @classmethod
-    def from_order(cls, cards: str | Iterable[str | int]) -> Deck:
+    def from_order(cls, cards: str | Iterable[object]) -> Deck:
         """A deck in the given order (all 52 cards, or a prefix of distinct cards)."""
         return cls(parse_cards(cards))
 
@@ -150,7 +164,7 @@ class Deck:
     @property
     def stub(self) -> tuple[int, ...]:
         """The undealt cards, in dealing order."""
-        return self.order[self.pos:]
+        return self.order[self.pos :]
 
     @property
     def remaining(self) -> int:
@@ -167,7 +181,7 @@ class Deck:
         end = self.pos + n
         if end > len(self.order):
             raise ValueError(f"cannot deal {n} cards: only {self.remaining} left")
-        return self.order[self.pos:end], Deck._trusted(self.order, end)
+        return self.order[self.pos : end], Deck._trusted(self.order, end)
 
     def burn(self) -> Deck:
         """Discard the next card face down (the burnt card stays private)."""

@@ -34,8 +34,8 @@ def _replay(path: str) -> int:
             error = e
     where = f"{path}:{error.line}" if error.line is not None else path
     action = f" [action #{error.index}: {error.action!r}]" if error.index is not None else ""
-    hand = f" (hand {error.hand})" if error.hand is not None else ""
-    print(f"{where}: {error.code}: {error.message}{action}{hand}", file=sys.stderr)
+    which = f" (hand {error.hand})" if error.hand is not None else ""
+    print(f"{where}: {error.code}: {error.message}{action}{which}", file=sys.stderr)
     print(json.dumps({"error": error.to_dict()}))
     return 1
 

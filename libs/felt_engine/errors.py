@@ -9,20 +9,35 @@ from __future__ import annotations
 
 __all__ = ["EngineError", "IllegalAction", "ConfigError", "ERROR_CODES"]
 
-ERROR_CODES = frozenset({
-    # whose turn / hand phase
-    "hand_over", "not_your_turn", "not_in_hand", "stale_turn", "not_betting_phase",
-    "not_draw_phase",
-    # action shape
-    "unknown_action", "amount_required", "amount_not_allowed", "invalid_amount",
-    # betting rules
-    "cannot_check", "cannot_call", "cannot_bet", "cannot_raise", "cannot_all_in",
-    "amount_out_of_bounds",
-    # draw, show, pre-actions
-    "invalid_discard", "cannot_show", "invalid_preaction",
-    # leaving
-    "already_folded",
-})
+ERROR_CODES = frozenset(
+    {
+        # whose turn / hand phase
+        "hand_over",
+        "not_your_turn",
+        "not_in_hand",
+        "stale_turn",
+        "not_betting_phase",
+        "not_draw_phase",
+        # action shape
+        "unknown_action",
+        "amount_required",
+        "amount_not_allowed",
+        "invalid_amount",
+        # betting rules
+        "cannot_check",
+        "cannot_call",
+        "cannot_bet",
+        "cannot_raise",
+        "cannot_all_in",
+        "amount_out_of_bounds",
+        # draw, show, pre-actions
+        "invalid_discard",
+        "cannot_show",
+        "invalid_preaction",
+        # leaving
+        "already_folded",
+    }
+)
 
 
 class EngineError(Exception):

@@ -16,7 +16,7 @@ a second table. No 21-combination loop.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from itertools import combinations
 
@@ -56,18 +56,18 @@ _WHEEL = (12, 0, 1, 2, 3)
 _STRAIGHTS = [_WHEEL] + [tuple(range(t - 4, t + 1)) for t in range(4, 13)]  # weakest first
 
 
-def _bits(ranks) -> int:
+def _bits(ranks: Iterable[int]) -> int:
     m = 0
     for r in ranks:
         m |= 1 << r
     return m
 
 
-def _key(ranks) -> int:
+def _key(ranks: Iterable[int]) -> int:
     return sum(_P5[r] for r in ranks)
 
 
-def _build():
+def _build() -> tuple[dict[int, int], list[int], list[tuple[HandClass, tuple[int, ...]]]]:
     """Assign values 1..7462 in strength order; return (non-flush dict, flush list, info)."""
     nonflush: dict[int, int] = {}
     flush5: dict[int, int] = {}  # 5-bit suited rank mask -> value
@@ -76,16 +76,16 @@ def _build():
     # Five distinct ranks that are not a straight, weakest first (compare high to low).
     plain = sorted((c[::-1] for c in combinations(range(13), 5) if _bits(c) not in straight_masks))
 
-    def add(cls, ranks, table, key):
+    def add(cls: HandClass, ranks: tuple[int, ...], table: dict[int, int], key: int) -> None:
         table[key] = len(info)
         info.append((cls, ranks))
 
-    for hi in plain:
-        add(HandClass.HIGH_CARD, hi, nonflush, _key(hi))
+    for five in plain:
+        add(HandClass.HIGH_CARD, five, nonflush, _key(five))
     for p in range(13):
         rest = [r for r in range(13) if r != p]
-        for k in sorted(c[::-1] for c in combinations(rest, 3)):
-            add(HandClass.PAIR, (p, p) + k, nonflush, _key((p, p) + k))
+        for kick in sorted(c[::-1] for c in combinations(rest, 3)):
+            add(HandClass.PAIR, (p, p) + kick, nonflush, _key((p, p) + kick))
     for hi in range(13):
         for lo in range(hi):
             for k in range(13):
@@ -93,12 +93,12 @@ def _build():
                     add(HandClass.TWO_PAIR, (hi, hi, lo, lo, k), nonflush, _key((hi, hi, lo, lo, k)))
     for t in range(13):
         rest = [r for r in range(13) if r != t]
-        for k in sorted(c[::-1] for c in combinations(rest, 2)):
-            add(HandClass.THREE_OF_A_KIND, (t, t, t) + k, nonflush, _key((t, t, t) + k))
+        for pair in sorted(c[::-1] for c in combinations(rest, 2)):  # two kickers
+            add(HandClass.THREE_OF_A_KIND, (t, t, t) + pair, nonflush, _key((t, t, t) + pair))
     for s in _STRAIGHTS:
         add(HandClass.STRAIGHT, s[::-1], nonflush, _key(s))
-    for hi in plain:
-        add(HandClass.FLUSH, hi, flush5, _bits(hi))
+    for five in plain:
+        add(HandClass.FLUSH, five, flush5, _bits(five))
     for t in range(13):
         for p in range(13):
             if p != t:

@@ -67,12 +67,11 @@ def posts(profile: RulesProfile, stakes: TableStakes, n: int, b: int) -> list[Po
     out: list[Post] = []
     if stakes.ante and stakes.ante_mode == "each":
         out += [Post((b + 1 + k) % n, stakes.ante, "post_ante", "") for k in range(n)]
-    if sb is not None:
-        out += [Post(sb, stakes.small_blind, "post_blind", "sb"),
-                Post(bb, stakes.big_blind, "post_blind", "bb")]
+    if sb is not None and bb is not None:  # positions gives both blinds or neither
+        out += [Post(sb, stakes.small_blind, "post_blind", "sb"), Post(bb, stakes.big_blind, "post_blind", "bb")]
     if straddler is not None:
         out.append(Post(straddler, stakes.straddle, "post_blind", "straddle"))
-    if stakes.ante and stakes.ante_mode == "big_blind":
+    if stakes.ante and stakes.ante_mode == "big_blind" and bb is not None:  # (validate_stakes: blinds)
         out.append(Post(bb, stakes.ante, "post_ante", "bb_ante"))
     if stakes.ante and stakes.ante_mode == "button":
         out.append(Post(b, stakes.ante, "post_ante", "button_ante"))

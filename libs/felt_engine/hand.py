@@ -34,7 +34,7 @@ shuffle itself.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from felt_engine import betting, forced
@@ -42,14 +42,24 @@ from felt_engine.actions import Action, LegalActions
 from felt_engine.cards import Deck
 from felt_engine.errors import ConfigError, IllegalAction
 from felt_engine.evaluator import rank_hand
-from felt_engine.operations import Operation
-from felt_engine.pots import settle
-from felt_engine.profiles import RulesProfile, Structure, TableStakes, resolve_structure, validate_stakes
-from felt_engine.state import HandState, Work, with_item
+from felt_engine.operations import Operation, op
+from felt_engine.pots import settle_trusted
+from felt_engine.profiles import RulesProfile, Structure, TableStakes, bet_unit, resolve_structure, validate_stakes
+from felt_engine.state import HandInfo, HandState, Turn, Work, with_item
+
+_new = tuple.__new__  # named tuples built without their generated __new__ (hot path)
 
 __all__ = [
-    "Step", "start_hand", "apply", "preview", "legal_actions", "timeout", "leave",
-    "show", "strength_of", "next_button",
+    "Step",
+    "start_hand",
+    "apply",
+    "preview",
+    "legal_actions",
+    "timeout",
+    "leave",
+    "show",
+    "strength_of",
+    "next_button",
 ]
 
 
@@ -62,7 +72,7 @@ class Step(NamedTuple):
 
 def _finish(w: Work) -> Step:
     ops = tuple(w.ops)
-    return Step(w.freeze(), ops)
+    return _new(Step, (w.freeze(ops), ops))
 
 
 # ---------------------------------------------------------------------------------
@@ -88,7 +98,7 @@ def start_hand(
     stakes: TableStakes,
     stacks: Mapping[int, int],
     button: int,
-    deck: Deck,
+    deck: Deck | str | Iterable[object],
     *,
     hand_id: str | None = None,
     reshuffle_seed: int | None = None,
@@ -98,38 +108,81 @@ def start_hand(
     them. A player who cannot cover a forced bet posts what they have (all-in) under
     ``short_forced_bet="all_in"``; under ``"exclude"`` such a player must not be dealt
     in (``ConfigError("short_stack")``)."""
-    validate_stakes(profile, stakes)
-    structure = resolve_structure(profile, stakes)
+    structure, unit, street_names = _checked_structure(profile, stakes)
     seats = tuple(sorted(stacks))
     n = len(seats)
     if not profile.min_seats <= n <= profile.max_seats:
-        raise ConfigError("bad_seats", f"{profile.rules_version} deals {profile.min_seats}-{profile.max_seats} players, not {n}")
+        raise ConfigError(
+            "bad_seats", f"{profile.rules_version} deals {profile.min_seats}-{profile.max_seats} players, not {n}"
+        )
+    floor = stakes.ante + (stakes.big_blind if profile.blinds else 0) if profile.short_forced_bet == "exclude" else 1
+    given: Mapping[int, object] = stacks  # compiled, reading them as `int` would refuse a float with a TypeError
     for s in seats:
-        v = stacks[s]
+        v = given[s]
         if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
             raise ConfigError("bad_seats", f"seat {s} has no chips ({v!r})")
-        if profile.short_forced_bet == "exclude" and v < stakes.ante + (stakes.big_blind if profile.blinds else 0):
+        if v < floor:
             raise ConfigError("short_stack", f"seat {s} cannot cover the forced bets")
+    stack_t = tuple(stacks[s] for s in seats)
     if button not in stacks:
         raise ConfigError("bad_button", f"button seat {button} is not dealt in")
     if not isinstance(deck, Deck):
         deck = Deck.from_order(deck)
     b = seats.index(button)
     sb, bb, straddler = forced.positions(profile, stakes, n, b)
-    stack_t = tuple(stacks[s] for s in seats)
-    st = HandState(
-        profile=profile, stakes=stakes, structure=structure, hand_id=hand_id,
-        seats=seats, button=b, sb=sb, bb=bb, starting_stacks=stack_t, stacks=stack_t,
-        bets=(0,) * n, contrib=(0,) * n, folded=(False,) * n, acted=(False,) * n,
-        acted_level=(0,) * n, holes=((),) * n, board=(), burns=(), discards=(), deck=deck,
-        street=0, phase="betting", actor=None, turn_id=0, last_full_raise=0,
-        raise_count=0, nominal_bet=0, drawn=(False,) * n, preactions=(None,) * n,
-        leaving=(False,) * n, shown=(None,) * n, showdown=False, payouts=None,
-        operations=(),
-        reshuffle_seed=reshuffle_seed if reshuffle_seed is not None else bytes(deck.order) + b"/reshuffle",
+    zeros, nones, no = (0,) * n, (None,) * n, (False,) * n
+    info = _new(
+        HandInfo,
+        (
+            profile,
+            stakes,
+            structure,
+            hand_id,
+            seats,
+            n,
+            b,
+            sb,
+            bb,
+            stack_t,
+            reshuffle_seed if reshuffle_seed is not None else bytes(deck.order) + b"/reshuffle",
+            unit,
+            street_names,
+        ),
+    )
+    st = _new(
+        HandState,
+        (  # positionally, in HandState's field order
+            info,
+            stack_t,
+            zeros,
+            zeros,
+            no,
+            no,
+            zeros,
+            ((),) * n,
+            (),
+            (),
+            (),
+            deck,  # stacks .. deck
+            0,
+            "betting",
+            None,
+            0,
+            0,
+            0,
+            0,
+            no,
+            nones,
+            no,
+            nones,
+            False,
+            None,
+            (),
+            None,  # street .. turn
+        ),
     )
     w = Work(st)
-    w.emit(Operation("hand_start", seat=button, detail=profile.rules_version))
+    w.ops.append(op("hand_start", seat=button, detail=profile.rules_version))
     order = [(b + 1 + k) % n for k in range(n)]  # left of the button first
     for p in forced.posts(profile, stakes, n, b):
         _post(w, p.i, p.amount, p.kind, to_bets=p.to_bets, detail=p.detail)
@@ -146,12 +199,32 @@ def start_hand(
         holes[i] = cards[k::n]
     w.holes = tuple(holes)
     for i in order:
-        w.emit(Operation("deal_hole", seat=seats[i], cards=w.holes[i]))
-    w.emit(Operation("street", street=spec.name))
-    last_forced = straddler if straddler is not None else bb
-    first = (last_forced + 1) % n if (profile.first_to_act == "blinds" and bb is not None) else (b + 1) % n
+        w.ops.append(op("deal_hole", seat=seats[i], cards=w.holes[i]))
+    w.ops.append(op("street", street=spec.name))
+    if profile.first_to_act == "blinds" and bb is not None:
+        first = ((straddler if straddler is not None else bb) + 1) % n  # left of the last blind
+    else:
+        first = (b + 1) % n
     _advance(w, first)
     return _finish(w)
+
+
+_Checked = tuple[Structure, int, tuple[str, ...]]
+_CHECKED: dict[tuple[int, int], tuple[RulesProfile, TableStakes, _Checked]] = {}
+
+
+def _checked_structure(profile: RulesProfile, stakes: TableStakes) -> _Checked:
+    """:func:`validate_stakes`, then (structure, bet unit, street names), remembered per
+    (profile, stakes) object: a table deals every hand with the same two immutable values."""
+    hit = _CHECKED.get((id(profile), id(stakes)))
+    if hit is not None and hit[0] is profile and hit[1] is stakes:
+        return hit[2]
+    validate_stakes(profile, stakes)
+    checked = (resolve_structure(profile, stakes), bet_unit(profile, stakes), tuple(s.name for s in profile.streets))
+    if len(_CHECKED) >= 1024:
+        _CHECKED.clear()
+    _CHECKED[(id(profile), id(stakes))] = (profile, stakes, checked)
+    return checked
 
 
 def _post(w: Work, i: int, amount: int, kind: str, *, to_bets: bool = True, detail: str = "") -> None:
@@ -162,8 +235,16 @@ def _post(w: Work, i: int, amount: int, kind: str, *, to_bets: bool = True, deta
     w.contrib[i] += paid
     if to_bets:
         w.bets[i] += paid
-    w.emit(Operation(kind, seat=w.seats[i], amount=paid, to=w.bets[i] if to_bets else None,
-                     all_in=w.stacks[i] == 0, detail=detail))
+    w.ops.append(
+        op(
+            kind,
+            seat=w.info.seats[i],
+            amount=paid,
+            to=w.bets[i] if to_bets else None,
+            all_in=w.stacks[i] == 0,
+            detail=detail,
+        )
+    )
 
 
 # ---------------------------------------------------------------------------------
@@ -171,12 +252,15 @@ def _post(w: Work, i: int, amount: int, kind: str, *, to_bets: bool = True, deta
 # ---------------------------------------------------------------------------------
 
 
-def _advance(w: Work, start: int, keep_turn: bool = False) -> None:
+def _advance(w: Work, start: int, keep_turn: bool = False, nfunded: int | None = None) -> None:
     """Find the next player to act scanning clockwise from ``start``; otherwise close
     the round and move on (deal next street / draw / showdown) until someone must act
     or the hand is over. ``keep_turn``: the current actor keeps the same turn id if
-    they are still the one to act (used after an out-of-turn fold)."""
+    they are still the one to act (used after an out-of-turn fold). ``nfunded``:
+    :func:`~felt_engine.betting.funded_count` of ``w`` when the caller knows it (dealing
+    and drawing never change it)."""
     previous = w.actor
+    nf = betting.funded_count(w) if nfunded is None else nfunded
     while True:
         if w.phase == "over":
             return
@@ -188,26 +272,25 @@ def _advance(w: Work, start: int, keep_turn: bool = False) -> None:
                 i = (start + k) % w.n
                 if not w.folded[i] and not w.drawn[i]:
                     _set_actor(w, i, previous, keep_turn)
+                    w.turn = None
                     return
             # the draw round is over: betting on this street (if anyone can bet)
             w.phase = "betting"
-            w.emit(Operation("street", street=w.profile.streets[w.street].name))
-            start = (w.button + 1) % w.n
+            w.ops.append(op("street", street=w.info.street_names[w.street]))
+            start = (w.info.button + 1) % w.n
             continue
-        nf = betting.funded_count(w)
         tm = betting.to_match(w, nf)
-        n = w.n
-        for k in range(n):
-            i = (start + k) % n
-            if betting.needs_to_act(w, i, tm, nf):
-                _set_actor(w, i, previous, keep_turn)
-                return
+        j = betting.next_to_act(w, start, tm, nf)
+        if j is not None:
+            _set_actor(w, j, previous, keep_turn)
+            w.turn = _new(Turn, (betting.legal_for(w, j, tm, nf), tm, nf))
+            return
         # betting round closed
-        if w.street + 1 >= len(w.profile.streets):
+        if w.street + 1 >= len(w.info.profile.streets):
             _award(w, showdown=True)
             return
         _next_street(w)
-        start = (w.button + 1) % w.n
+        start = (w.info.button + 1) % w.n
 
 
 def _set_actor(w: Work, i: int, previous: int | None, keep_turn: bool) -> None:
@@ -218,7 +301,7 @@ def _set_actor(w: Work, i: int, previous: int | None, keep_turn: bool) -> None:
 
 def _next_street(w: Work) -> None:
     w.street += 1
-    spec = w.profile.streets[w.street]
+    spec = w.info.profile.streets[w.street]
     n = w.n
     w.bets = [0] * n
     w.acted = [False] * n
@@ -227,71 +310,70 @@ def _next_street(w: Work) -> None:
     w.raise_count = 0
     w.last_full_raise = betting.street_increment(w)
     w.actor = None
-    if spec.burn:
-        cards, w.deck = w.deck.deal(1)
-        w.burns = w.burns + cards
-        w.emit(Operation("burn", cards=cards, street=spec.name))
-    if spec.board_cards:
-        cards, w.deck = w.deck.deal(spec.board_cards)
-        w.board = w.board + cards
-        w.emit(Operation("deal_board", cards=cards, street=spec.name))
+    burn = 1 if spec.burn else 0
+    if burn or spec.board_cards:
+        cards, w.deck = w.deck.deal(burn + spec.board_cards)  # the burn, then the board
+        if burn:
+            w.burns = w.burns + cards[:1]
+            w.ops.append(op("burn", cards=cards[:1], street=spec.name))
+        if spec.board_cards:
+            w.board = w.board + cards[burn:]
+            w.ops.append(op("deal_board", cards=cards[burn:], street=spec.name))
     if spec.draw:
         w.phase = "draw"
         w.drawn = (False,) * n
-        w.emit(Operation("street", street="draw"))
+        w.ops.append(op("street", street="draw"))
     else:
-        w.emit(Operation("street", street=spec.name))
+        w.ops.append(op("street", street=spec.name))
 
 
-def strength_of(st, i: int) -> int:
+def strength_of(st: HandState, i: int) -> int:
     """Showdown strength of player ``i`` (higher wins): best five of hole+board."""
     return rank_hand(st.holes[i] + st.board)
 
 
-def table_antes(operations) -> dict[int, int]:
+def table_antes(operations: Iterable[Operation]) -> dict[int, int]:
     """Seat -> its big-blind or button ante posted (main-pot money, see felt_engine.forced)."""
     dead: dict[int, int] = {}
-    for op in operations:
-        if op.kind == "street":  # forced bets are all posted before the first street starts
+    for o in operations:
+        if o.kind == "street":  # forced bets are all posted before the first street starts
             break
-        if op.kind == "post_ante" and op.detail:
-            dead[op.seat] = dead.get(op.seat, 0) + op.amount
+        if o.kind == "post_ante" and o.detail and o.seat is not None:
+            dead[o.seat] = dead.get(o.seat, 0) + o.amount
     return dead
 
 
 def _award(w: Work, showdown: bool) -> None:
-    live = [i for i in range(w.n) if not w.folded[i]]
+    n, seats, folded = w.n, w.info.seats, w.folded
+    order = [seats[(w.info.button + 1 + k) % n] for k in range(n)]  # clockwise from left of the button
+    live = [s for s, f in zip(seats, folded) if not f]
     strength = None
     if showdown and len(live) > 1:
-        order = [(w.button + 1 + k) % w.n for k in range(w.n)]
         strength = {}
-        for i in order:
-            if not w.folded[i]:
-                w.shown = with_item(w.shown, i, w.holes[i])
-                w.emit(Operation("show", seat=w.seats[i], cards=w.shown[i], detail="showdown"))
-                strength[w.seats[i]] = strength_of(w, i)
+        shown = list(w.shown)
+        for k in range(n):
+            i = (w.info.button + 1 + k) % n
+            if not folded[i]:
+                shown[i] = hole = w.holes[i]
+                w.ops.append(op("show", seat=seats[i], cards=hole, detail="showdown"))
+                strength[seats[i]] = rank_hand(hole + w.board)
+        w.shown = tuple(shown)
     else:
         showdown = False
-    dead = table_antes(w.operations or w.ops)
-    result = settle(
-        {w.seats[i]: w.contrib[i] for i in range(w.n)},
-        [w.seats[i] for i in live],
-        strength,
-        [w.seats[(w.button + 1 + k) % w.n] for k in range(w.n)],
-        dead,
-    )
+    result = settle_trusted(dict(zip(seats, w.contrib)), live, strength, order, table_antes(w.operations or w.ops))
     for a in result.awards:
-        w.emit(Operation("award", seat=a.seat, amount=a.amount, pot=a.pot_index, detail=a.reason))
-    payouts = [result.payouts.get(s, 0) for s in w.seats]
+        w.ops.append(op("award", seat=a.seat, amount=a.amount, pot=a.pot_index, detail=a.reason))
+    payouts = [result.payouts.get(s, 0) for s in w.info.seats]
     for i in range(w.n):
         w.stacks[i] += payouts[i]
     w.payouts = tuple(payouts)
     w.showdown = showdown
     w.phase = "over"
     w.actor = None
+    w.turn = None
     w.turn_id += 1
     w.preactions = [None] * w.n
-    w.emit(Operation("hand_end", detail="showdown" if showdown else "uncontested"))
+    w.ops.append(op("hand_end", detail="showdown" if showdown else "uncontested"))
 
 
 # ---------------------------------------------------------------------------------
@@ -315,10 +397,11 @@ def apply(st: HandState, seat: int, action: Action, *, reason: str = "") -> Step
     """Apply ``action`` by ``seat`` on their turn. Raises :class:`IllegalAction` (and
     changes nothing) if it is not legal. ``reason`` tags the operations
     (``timeout``, ``leave``, ``preaction``)."""
-    if st.phase == "over":
-        raise IllegalAction("hand_over", "the hand is over")
-    i = _player(st, seat)
-    if st.actor != i:
+    i = st.actor
+    if i is None or st.info.seats[i] != seat:  # not this seat's turn: say why
+        if st.phase == "over":
+            raise IllegalAction("hand_over", "the hand is over")
+        _player(st, seat)
         raise IllegalAction("not_your_turn", f"it is seat {st.actor_seat}'s turn")
     if not isinstance(action, Action):
         raise IllegalAction("unknown_action", f"not an Action: {action!r}")
@@ -328,32 +411,35 @@ def apply(st: HandState, seat: int, action: Action, *, reason: str = "") -> Step
         return _draw(st, i, action, reason)
     if action.kind == "draw":
         raise IllegalAction("not_draw_phase", "draw only in the draw round")
-    kind, total = betting.resolve(st, i, action)
+    turn = st.turn
+    assert turn is not None  # a betting turn always carries it
+    legal, tm, nf = turn
+    kind, total = betting.resolve(st, i, action, legal, tm)
     w = Work(st)
-    s = w.seats[i]
     if kind == "fold":
         w.folded[i] = True
         w.preactions[i] = None
-        w.emit(Operation("fold", seat=s, street=st.street_name, detail=reason))
+        w.ops.append(op("fold", seat=seat, street=st.info.street_names[st.street], detail=reason))
     elif kind == "check":
         w.acted[i] = True
-        w.acted_level[i] = betting.to_match(w)
-        w.emit(Operation("check", seat=s, street=st.street_name, detail=reason))
+        w.acted_level[i] = tm
+        w.ops.append(op("check", seat=seat, street=st.info.street_names[st.street], detail=reason))
     else:
-        _commit(w, i, total, reason)
-    _advance(w, (i + 1) % w.n)
+        _commit(w, i, total, tm, reason)
+    # a fold, or an all-in, takes the actor out of the funded players
+    _advance(w, (i + 1) % w.n, nfunded=nf - 1 if w.folded[i] or not w.stacks[i] else nf)
     return _finish(w)
 
 
-def _commit(w: Work, i: int, total: int, reason: str) -> None:
-    tm = betting.to_match(w)
+def _commit(w: Work, i: int, total: int, tm: int, reason: str) -> None:
+    """Player ``i`` brings their street total to ``total`` (``tm``: the amount to match before)."""
     add = total - w.bets[i]
     assert 0 < add <= w.stacks[i], (add, w.stacks[i])
     if total > tm:
         kind = "bet" if tm == 0 else "raise"
         increment = total - tm
         if increment >= w.last_full_raise:
-            w.last_full_raise = increment if w.structure is not Structure.FIXED_LIMIT else w.last_full_raise
+            w.last_full_raise = increment if w.info.structure is not Structure.FIXED_LIMIT else w.last_full_raise
             w.raise_count += 1
     else:
         kind = "call"
@@ -364,8 +450,17 @@ def _commit(w: Work, i: int, total: int, reason: str) -> None:
     w.acted_level[i] = max(total, tm)
     if w.stacks[i] == 0:
         w.preactions[i] = None
-    w.emit(Operation(kind, seat=w.seats[i], amount=add, to=total, street=w.profile.streets[w.street].name,
-                     all_in=w.stacks[i] == 0, detail=reason))
+    w.ops.append(
+        op(
+            kind,
+            seat=w.info.seats[i],
+            amount=add,
+            to=total,
+            street=w.info.street_names[w.street],
+            all_in=w.stacks[i] == 0,
+            detail=reason,
+        )
+    )
 
 
 def preview(st: HandState, seat: int, action: Action) -> tuple[Operation, ...]:
@@ -381,9 +476,10 @@ def preview(st: HandState, seat: int, action: Action) -> tuple[Operation, ...]:
 def _draw(st: HandState, i: int, action: Action, reason: str) -> Step:
     hand = st.holes[i]
     discard = tuple(action.cards)
+    given: tuple[object, ...] = discard  # as sent: compiled, an `int` read would refuse a str with a TypeError
     if action.amount is not None:
         raise IllegalAction("amount_not_allowed", "draw takes cards, not an amount")
-    if len(set(discard)) != len(discard) or any(c not in hand for c in discard):
+    if len(set(given)) != len(given) or any(c not in hand for c in given):
         raise IllegalAction("invalid_discard", "discard distinct cards from your own hand")
     w = Work(st)
     need = len(discard)
@@ -395,7 +491,7 @@ def _draw(st: HandState, i: int, action: Action, reason: str) -> Step:
             pile = sorted(w.discards)
             if len(pile) < need - take:
                 raise AssertionError("not enough cards to complete the draw")
-            random.Random(repr((w.reshuffle_seed, w.turn_id))).shuffle(pile)
+            random.Random(repr((w.info.reshuffle_seed, w.turn_id))).shuffle(pile)
             w.discards = ()
             w.deck = Deck(tuple(pile))
             more, w.deck = w.deck.deal(need - take)
@@ -404,8 +500,9 @@ def _draw(st: HandState, i: int, action: Action, reason: str) -> Step:
     kept = tuple(c for c in hand if c not in discard)
     w.holes = with_item(w.holes, i, kept + new)
     w.drawn = with_item(w.drawn, i, True)
-    w.emit(Operation("draw", seat=w.seats[i], cards=new, discarded=discard, amount=need,
-                     street="draw", detail=reason))
+    w.ops.append(
+        op("draw", seat=w.info.seats[i], cards=new, discarded=discard, amount=need, street="draw", detail=reason)
+    )
     _advance(w, (i + 1) % w.n)
     return _finish(w)
 
@@ -449,7 +546,7 @@ def leave(st: HandState, seat: int) -> Step:
     i = _player(st, seat)
     if st.folded[i]:
         raise IllegalAction("already_folded", "already out of this hand")
-    if st.profile.leave_policy == "queue_check_fold":
+    if st.info.profile.leave_policy == "queue_check_fold":
         if st.actor == i:
             marked = Work(st)
             marked.leaving = with_item(marked.leaving, i, True)
@@ -459,12 +556,13 @@ def leave(st: HandState, seat: int) -> Step:
         return _finish(w)
     if st.actor == i:
         return apply(st, seat, Action("fold"), reason="leave")
+    assert st.actor is not None  # a hand that is not over always has someone to act
     w = Work(st)
     w.folded[i] = True
     w.leaving = with_item(w.leaving, i, True)
     w.preactions[i] = None
-    w.emit(Operation("fold", seat=seat, street=st.street_name, detail="leave"))
-    _advance(w, w.actor, keep_turn=True)
+    w.ops.append(op("fold", seat=seat, street=st.street_name, detail="leave"))
+    _advance(w, st.actor, keep_turn=True)
     return _finish(w)
 
 
@@ -476,6 +574,7 @@ def show(st: HandState, seat: int) -> Step:
     if st.shown[i] is not None:
         raise IllegalAction("cannot_show", "already shown")
     w = Work(st)
-    w.shown = with_item(w.shown, i, w.holes[i])
-    w.emit(Operation("show", seat=seat, cards=w.shown[i], detail="voluntary"))
+    hole = w.holes[i]
+    w.shown = with_item(w.shown, i, hole)
+    w.ops.append(op("show", seat=seat, cards=hole, detail="voluntary"))
     return _finish(w)

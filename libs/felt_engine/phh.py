@@ -55,14 +55,48 @@ class PhhError(ValueError):
     """A hand description that would not be a valid PHH file."""
 
 
-OPTIONAL_FIELDS = frozenset({
-    "author", "event", "url", "venue", "address", "city", "region", "postal_code",
-    "country", "time", "time_zone", "time_zone_abbreviation", "day", "month", "year",
-    "hand", "level", "seats", "seat_count", "table", "finishing_stacks", "winnings",
-    "currency", "currency_symbol", "ante_trimming_status", "time_limit", "time_banks",
-})
-_REQUIRED = ("variant", "antes", "blinds_or_straddles", "small_bet", "big_bet",
-             "min_bet", "starting_stacks", "actions", "players")
+OPTIONAL_FIELDS = frozenset(
+    {
+        "author",
+        "event",
+        "url",
+        "venue",
+        "address",
+        "city",
+        "region",
+        "postal_code",
+        "country",
+        "time",
+        "time_zone",
+        "time_zone_abbreviation",
+        "day",
+        "month",
+        "year",
+        "hand",
+        "level",
+        "seats",
+        "seat_count",
+        "table",
+        "finishing_stacks",
+        "winnings",
+        "currency",
+        "currency_symbol",
+        "ante_trimming_status",
+        "time_limit",
+        "time_banks",
+    }
+)
+_REQUIRED = (
+    "variant",
+    "antes",
+    "blinds_or_straddles",
+    "small_bet",
+    "big_bet",
+    "min_bet",
+    "starting_stacks",
+    "actions",
+    "players",
+)
 
 _CARDS = r"(?:[2-9TJQKA?][cdhs?])+"
 _CARDS_RE = re.compile(_CARDS)
@@ -209,8 +243,7 @@ def redact(h: PhhHand, viewer_index: int | None) -> PhhHand:
 
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
-            "\f": "\\f", "\r": "\\r"}
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
 def _toml_str(s: str) -> str:

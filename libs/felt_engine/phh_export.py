@@ -28,20 +28,23 @@ def _actions(operations: Iterable[Operation], idx: Mapping[int, int]) -> list[st
         if op.kind != "draw" and draws:
             actions.extend(phh.draw_round(draws))
             draws.clear()
-        if op.kind == "deal_hole":
-            actions.append(phh.deal_hole(idx[op.seat], cards))
-        elif op.kind == "deal_board":
+        if op.kind == "deal_board":
             actions.append(phh.deal_board(cards))
+        if op.seat is None:
+            continue  # the board, burns, streets, the hand's end: no player's action
+        player = idx[op.seat]
+        if op.kind == "deal_hole":
+            actions.append(phh.deal_hole(player, cards))
         elif op.kind == "fold":
-            actions.append(phh.fold(idx[op.seat]))
+            actions.append(phh.fold(player))
         elif op.kind in ("check", "call"):
-            actions.append(phh.check_call(idx[op.seat]))
-        elif op.kind in ("bet", "raise"):
-            actions.append(phh.bet_raise_to(idx[op.seat], op.to))
+            actions.append(phh.check_call(player))
+        elif op.kind in ("bet", "raise") and op.to is not None:  # bets and raises always name their total
+            actions.append(phh.bet_raise_to(player, op.to))
         elif op.kind == "draw":
-            draws.append((idx[op.seat], [card_str(c) for c in op.discarded], cards))
+            draws.append((player, [card_str(c) for c in op.discarded], cards))
         elif op.kind == "show":
-            actions.append(phh.show(idx[op.seat], cards))
+            actions.append(phh.show(player, cards))
     if draws:
         actions.extend(phh.draw_round(draws))
     return actions
@@ -74,19 +77,37 @@ def hand_of(
     stacks, finals = dict(zip(seats, starting_stacks)), dict(zip(seats, final_stacks))
     names = players or {}
     return phh.PhhHand(
-        variant=variant, antes=antes, blinds=blinds, min_bet=None if fixed else unit,
+        variant=variant,
+        antes=antes,
+        blinds=blinds,
+        min_bet=None if fixed else unit,
         starting_stacks=[stacks[s] for s in order],
         players=[names.get(s, f"seat{s}") for s in order],
         actions=_actions(operations, idx),
         small_bet=unit * min(limits) if fixed else None,
         big_bet=unit * max(limits) if fixed else None,
-        extra={**fields, "seats": list(order), "finishing_stacks": [finals[s] for s in order],
-               "_felt_rules_version": profile.rules_version, **(extra or {})},
+        extra={
+            **fields,
+            "seats": list(order),
+            "finishing_stacks": [finals[s] for s in order],
+            "_felt_rules_version": profile.rules_version,
+            **(extra or {}),
+        },
     )
 
 
-def from_state(st: HandState, *, players: Mapping[int, str] | None = None,
-               extra: Mapping[str, object] | None = None) -> phh.PhhHand:
+def from_state(
+    st: HandState, *, players: Mapping[int, str] | None = None, extra: Mapping[str, object] | None = None
+) -> phh.PhhHand:
     """:func:`hand_of` for a (finished) hand state."""
-    return hand_of(st.profile, st.stakes, st.seats, st.button_seat, st.starting_stacks, st.stacks,
-                   st.operations, players=players, extra=extra)
+    return hand_of(
+        st.profile,
+        st.stakes,
+        st.seats,
+        st.button_seat,
+        st.starting_stacks,
+        st.stacks,
+        st.operations,
+        players=players,
+        extra=extra,
+    )

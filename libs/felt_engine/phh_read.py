@@ -16,20 +16,45 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
+from typing import Any
 
 from felt_engine.errors import EngineError
 from felt_engine.phh import OPTIONAL_FIELDS, PhhHand
 
 __all__ = ["PhhInputError", "ReadHand", "INPUT_CODES", "read_phh"]
 
-INPUT_CODES = frozenset({
-    "unreadable", "toml_syntax", "not_a_hand", "missing_field", "unknown_field", "bad_field",
-    "unknown_variant", "unsupported", "malformed_cards", "duplicate_card", "bad_action",
-    "out_of_turn", "card_mismatch", "hand_incomplete",
-})
+INPUT_CODES = frozenset(
+    {
+        "unreadable",
+        "toml_syntax",
+        "not_a_hand",
+        "missing_field",
+        "unknown_field",
+        "bad_field",
+        "unknown_variant",
+        "unsupported",
+        "malformed_cards",
+        "duplicate_card",
+        "bad_action",
+        "out_of_turn",
+        "card_mismatch",
+        "hand_incomplete",
+    }
+)
 
-_KNOWN = {"variant", "antes", "blinds_or_straddles", "min_bet", "small_bet", "big_bet",
-          "starting_stacks", "actions", "players", "bring_in", "ante_trimming_status"}
+_KNOWN = {
+    "variant",
+    "antes",
+    "blinds_or_straddles",
+    "min_bet",
+    "small_bet",
+    "big_bet",
+    "starting_stacks",
+    "actions",
+    "players",
+    "bring_in",
+    "ante_trimming_status",
+}
 _REQUIRED = ("variant", "antes", "blinds_or_straddles", "starting_stacks", "actions")
 
 
@@ -38,14 +63,28 @@ class PhhInputError(EngineError, ValueError):
     an engine :class:`~felt_engine.errors.IllegalAction`/``ConfigError`` code;
     ``line`` (1-based) is the line at fault; ``index``/``action`` name the action."""
 
-    def __init__(self, code: str, message: str, *, line: int | None = None,
-                 index: int | None = None, action: str | None = None, hand: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        line: int | None = None,
+        index: int | None = None,
+        action: str | None = None,
+        hand: str | None = None,
+    ) -> None:
         super().__init__(code, message)
         self.line, self.index, self.action, self.hand = line, index, action, hand
 
-    def to_dict(self) -> dict:
-        return {"code": self.code, "message": self.message, "line": self.line, "hand": self.hand,
-                "action_index": self.index, "action": self.action}
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "line": self.line,
+            "hand": self.hand,
+            "action_index": self.index,
+            "action": self.action,
+        }
 
 
 @dataclass(frozen=True)
@@ -67,8 +106,7 @@ class ReadHand:
         """An error at field ``key`` or at action ``index``."""
         if index is not None:
             line = self.action_lines[index] if index < len(self.action_lines) else self.line_of("actions")
-            return PhhInputError(code, message, line=line, index=index, action=self.hand.actions[index],
-                                 hand=self.name)
+            return PhhInputError(code, message, line=line, index=index, action=self.hand.actions[index], hand=self.name)
         return PhhInputError(code, message, line=self.line_of(key), hand=self.name)
 
 
@@ -106,7 +144,7 @@ def _locate(text: str) -> dict[str | None, _Section]:
             current.lines.setdefault(name, number)
             if name != "actions":
                 continue
-            rest = line[key.end():].lstrip()
+            rest = line[key.end() :].lstrip()
             if not rest.startswith("["):
                 continue
             rest, in_actions = rest[1:], True
@@ -124,8 +162,7 @@ def _locate(text: str) -> dict[str | None, _Section]:
 # ---- fields -----------------------------------------------------------------------------
 
 
-def _ints(data: dict, key: str, n: int | None, *, positive: bool = False,
-          where: _Section) -> list[int]:
+def _ints(data: dict[str, Any], key: str, n: int | None, *, positive: bool = False, where: _Section) -> list[int]:
     value = data[key]
     line = where.lines.get(key, where.start)
     ok = isinstance(value, list) and all(type(x) is int and (x > 0 if positive else x >= 0) for x in value)
@@ -134,25 +171,24 @@ def _ints(data: dict, key: str, n: int | None, *, positive: bool = False,
         raise PhhInputError("bad_field", f"{key} must be a list of {kind} integers", line=line)
     if n is not None and len(value) != n:
         raise PhhInputError("bad_field", f"{key} has {len(value)} entries for {n} players", line=line)
-    return value
+    ints: list[int] = value  # checked above
+    return ints
 
 
-def _int_or_none(data: dict, key: str, where: _Section) -> int | None:
+def _int_or_none(data: dict[str, Any], key: str, where: _Section) -> int | None:
     value = data.get(key)
     if value is not None and (type(value) is not int or value <= 0):
-        raise PhhInputError("bad_field", f"{key} must be a positive integer",
-                            line=where.lines.get(key, where.start))
+        raise PhhInputError("bad_field", f"{key} must be a positive integer", line=where.lines.get(key, where.start))
     return value
 
 
-def _hand(name: str | None, data: dict, where: _Section) -> ReadHand:
+def _hand(name: str | None, data: dict[str, Any], where: _Section) -> ReadHand:
     def at(key: str) -> int:
         return where.lines.get(key, where.start)
 
     for key in data:
         if key not in _KNOWN and key not in OPTIONAL_FIELDS and not key.startswith("_"):
-            raise PhhInputError("unknown_field", f"unknown field {key!r} (user fields start with '_')",
-                                line=at(key))
+            raise PhhInputError("unknown_field", f"unknown field {key!r} (user fields start with '_')", line=at(key))
     for key in _REQUIRED:
         if key not in data:
             raise PhhInputError("missing_field", f"required field {key!r} is missing", line=where.start)
@@ -168,20 +204,27 @@ def _hand(name: str | None, data: dict, where: _Section) -> ReadHand:
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise PhhInputError("bad_field", "actions must be a list of strings", line=at("actions"))
     players = data.get("players")
-    if players is not None and (not isinstance(players, list) or len(players) != n
-                                or not all(isinstance(p, str) for p in players)):
+    if players is not None and (
+        not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) for p in players)
+    ):
         raise PhhInputError("bad_field", f"players must be {n} names", line=at("players"))
     if data.get("bring_in"):
         raise PhhInputError("unsupported", "Felt has no bring-in (stud) games", line=at("bring_in"))
     trimming = data.get("ante_trimming_status", False)
     if not isinstance(trimming, bool):
-        raise PhhInputError("bad_field", "ante_trimming_status must be true or false",
-                            line=at("ante_trimming_status"))
+        raise PhhInputError("bad_field", "ante_trimming_status must be true or false", line=at("ante_trimming_status"))
     extra = {k: v for k, v in data.items() if k not in _KNOWN}
     hand = PhhHand(
-        variant=data["variant"], antes=antes, blinds=blinds, min_bet=_int_or_none(data, "min_bet", where),
-        starting_stacks=stacks, players=list(players or []), actions=list(actions), extra=extra,
-        small_bet=_int_or_none(data, "small_bet", where), big_bet=_int_or_none(data, "big_bet", where),
+        variant=data["variant"],
+        antes=antes,
+        blinds=blinds,
+        min_bet=_int_or_none(data, "min_bet", where),
+        starting_stacks=stacks,
+        players=list(players or []),
+        actions=list(actions),
+        extra=extra,
+        small_bet=_int_or_none(data, "small_bet", where),
+        big_bet=_int_or_none(data, "big_bet", where),
     )
     action_lines = tuple(where.actions) if len(where.actions) == len(actions) else ()
     return ReadHand(name, hand, trimming, dict(where.lines), action_lines, where.start)

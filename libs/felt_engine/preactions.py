@@ -32,7 +32,11 @@ from felt_engine.hand import Step, _player, _safe_action, apply
 from felt_engine.state import HandState, Work
 
 __all__ = [
-    "AutoAction", "set_preaction", "available_preactions", "auto_action", "step_auto",
+    "AutoAction",
+    "set_preaction",
+    "available_preactions",
+    "auto_action",
+    "step_auto",
     "resolve_preaction",
 ]
 
@@ -53,7 +57,7 @@ def _bet_this_round(st: HandState) -> bool:
     return False
 
 
-def _refusal(st: HandState, i: int, preaction: str) -> IllegalAction | None:
+def _refusal(st: HandState, i: int, preaction: object) -> IllegalAction | None:
     """Why player ``i`` may not set ``preaction`` now (None: they may)."""
     if preaction not in PREACTIONS or not st.profile.preactions:
         return IllegalAction("invalid_preaction", f"unknown pre-action {preaction!r}")
@@ -62,8 +66,9 @@ def _refusal(st: HandState, i: int, preaction: str) -> IllegalAction | None:
     if st.stacks[i] == 0:
         return IllegalAction("invalid_preaction", "all-in: nothing left to decide")
     if preaction == "check_fold" and _bet_this_round(st):
-        return IllegalAction("invalid_preaction",
-                             "check/fold is available only while nobody has bet or raised this round")
+        return IllegalAction(
+            "invalid_preaction", "check/fold is available only while nobody has bet or raised this round"
+        )
     return None
 
 
@@ -75,8 +80,10 @@ def available_preactions(st: HandState, seat: int) -> tuple[str, ...]:
     return tuple(sorted(p for p in PREACTIONS if _refusal(st, i, p) is None))
 
 
-def set_preaction(st: HandState, seat: int, preaction: str | None) -> HandState:
-    """Set (or clear with None) ``seat``'s pre-action. Returns the new state."""
+def set_preaction(st: HandState, seat: int, preaction: object) -> HandState:
+    """Set (or clear with None) ``seat``'s pre-action. Returns the new state. (``object``:
+    anything else is refused with ``invalid_preaction``, compiled too, where a ``str``
+    parameter would refuse it with a TypeError.)"""
     if st.phase == "over":
         raise IllegalAction("hand_over", "the hand is over")
     i = _player(st, seat)
@@ -85,7 +92,7 @@ def set_preaction(st: HandState, seat: int, preaction: str | None) -> HandState:
         if refusal is not None:
             raise refusal
     w = Work(st)
-    w.preactions[i] = preaction
+    w.preactions[i] = preaction if isinstance(preaction, str) else None  # None or one of PREACTIONS here
     return w.freeze()
 
 

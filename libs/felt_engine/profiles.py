@@ -27,14 +27,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from felt_engine.errors import ConfigError
 
 __all__ = [
-    "Structure", "StreetSpec", "RulesProfile", "TableStakes", "PROFILES",
-    "get_profile", "validate_stakes", "resolve_structure", "bet_unit", "eligible_stack",
-    "HOLDEM_STREETS", "DRAW5_STREETS", "ANTE_MODES",
+    "Structure",
+    "StreetSpec",
+    "RulesProfile",
+    "TableStakes",
+    "PROFILES",
+    "get_profile",
+    "validate_stakes",
+    "resolve_structure",
+    "bet_unit",
+    "eligible_stack",
+    "HOLDEM_STREETS",
+    "DRAW5_STREETS",
+    "ANTE_MODES",
 ]
 
 
@@ -108,8 +118,7 @@ class RulesProfile:
     preactions: bool = True
     ante_modes: tuple[str, ...] = ("each",)  # allowed TableStakes.ante_mode values
     straddle: bool = False  # may a table have a straddle (felt_engine.forced)
-    turn_seconds: int = 30
-    intermission_seconds: int = 30
+    fixed_turn_seconds: int | None = None  # the rule text fixes the turn clock (no time bank)
     notes: str = field(default="", compare=False)
 
     @property
@@ -117,41 +126,84 @@ class RulesProfile:
         return self.structures[0]
 
 
-def _holdem(version: str, structure: Structure, notes: str) -> RulesProfile:
+def _holdem(version: str, structure: Structure, notes: str, fixed_turn_seconds: int | None = None) -> RulesProfile:
     return RulesProfile(
-        rules_version=version, game="holdem", structures=(structure,),
-        streets=HOLDEM_STREETS, blinds=True, ante="optional", fixed_ante=None,
-        min_seats=2, max_seats=9, first_to_act="blinds", short_forced_bet="all_in",
-        leave_policy="queue_check_fold", amount_convention="total", money="buy_in",
-        buy_in_unit="big_blind", min_buy_in_units=1, max_buy_in_units=None,
-        start="explicit", raise_cap=4 if structure is Structure.FIXED_LIMIT else None,
-        ante_modes=ANTE_MODES, straddle=structure is not Structure.FIXED_LIMIT, notes=notes,
+        rules_version=version,
+        game="holdem",
+        structures=(structure,),
+        streets=HOLDEM_STREETS,
+        blinds=True,
+        ante="optional",
+        fixed_ante=None,
+        min_seats=2,
+        max_seats=9,
+        first_to_act="blinds",
+        short_forced_bet="all_in",
+        leave_policy="queue_check_fold",
+        amount_convention="total",
+        money="buy_in",
+        buy_in_unit="big_blind",
+        min_buy_in_units=1,
+        max_buy_in_units=None,
+        start="explicit",
+        raise_cap=4 if structure is Structure.FIXED_LIMIT else None,
+        ante_modes=ANTE_MODES,
+        straddle=structure is not Structure.FIXED_LIMIT,
+        notes=notes,
+        fixed_turn_seconds=fixed_turn_seconds,
     )
 
 
 PROFILES: dict[str, RulesProfile] = {
     p.rules_version: p
     for p in (
-        _holdem("nlhe-1", Structure.NO_LIMIT, "seeds 001, 003, 004"),
+        _holdem("nlhe-1", Structure.NO_LIMIT, "seeds 001, 003, 004", fixed_turn_seconds=30),
         _holdem("plhe-1", Structure.POT_LIMIT, "pot limit: max raise-to = pot after the call"),
         _holdem("flhe-1", Structure.FIXED_LIMIT, "fixed limit: BB/2xBB, 1 bet + 3 raises"),
         RulesProfile(
-            rules_version="ante-nl-1", game="holdem", structures=(Structure.NO_LIMIT,),
-            streets=HOLDEM_STREETS_NO_BURN, blinds=False, ante="required", fixed_ante=10,
-            min_seats=2, max_seats=10, first_to_act="left_of_dealer",
-            short_forced_bet="exclude", leave_policy="fold_now", amount_convention="add_now",
-            money="balance", buy_in_unit="none", min_buy_in_units=None,
-            max_buy_in_units=None, start="auto", raise_cap=None, preactions=False,
+            rules_version="ante-nl-1",
+            game="holdem",
+            structures=(Structure.NO_LIMIT,),
+            streets=HOLDEM_STREETS_NO_BURN,
+            blinds=False,
+            ante="required",
+            fixed_ante=10,
+            min_seats=2,
+            max_seats=10,
+            first_to_act="left_of_dealer",
+            short_forced_bet="exclude",
+            leave_policy="fold_now",
+            amount_convention="add_now",
+            money="balance",
+            buy_in_unit="none",
+            min_buy_in_units=None,
+            max_buy_in_units=None,
+            start="auto",
+            raise_cap=None,
+            preactions=False,
+            fixed_turn_seconds=30,
             notes="seed 000",
         ),
         RulesProfile(
-            rules_version="draw5-1", game="draw5",
+            rules_version="draw5-1",
+            game="draw5",
             structures=(Structure.NO_LIMIT, Structure.POT_LIMIT, Structure.FIXED_LIMIT),
-            streets=DRAW5_STREETS, blinds=False, ante="required", fixed_ante=None,
-            min_seats=2, max_seats=6, first_to_act="left_of_dealer",
-            short_forced_bet="all_in", leave_policy="queue_check_fold",
-            amount_convention="total", money="buy_in", buy_in_unit="ante",
-            min_buy_in_units=1, max_buy_in_units=50, start="explicit", raise_cap=4,
+            streets=DRAW5_STREETS,
+            blinds=False,
+            ante="required",
+            fixed_ante=None,
+            min_seats=2,
+            max_seats=6,
+            first_to_act="left_of_dealer",
+            short_forced_bet="all_in",
+            leave_policy="queue_check_fold",
+            amount_convention="total",
+            money="buy_in",
+            buy_in_unit="ante",
+            min_buy_in_units=1,
+            max_buy_in_units=50,
+            start="explicit",
+            raise_cap=4,
             notes="seed 002; raise_cap applies to the fixed-limit structure only",
         ),
     )
@@ -206,7 +258,7 @@ def eligible_stack(profile: RulesProfile, stakes: TableStakes, stack: int) -> bo
     return True
 
 
-def _is_int(x: object) -> bool:
+def _is_int(x: object) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 

@@ -18,27 +18,38 @@ read but Felt always layers every-player antes with the bets and keeps a table a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from felt_engine.actions import Action
 from felt_engine.betting import to_match
-from felt_engine.cards import card_str, parse_card
+from felt_engine.cards import Deck, card_str, parse_card
 from felt_engine.dealing import deck_for_hand
 from felt_engine.errors import ConfigError, IllegalAction
 from felt_engine.forced import forced_bets
 from felt_engine.hand import apply, show, start_hand
 from felt_engine.phh_read import PhhInputError, ReadHand, read_phh
 from felt_engine.profiles import (
-    ANTE_MODES, PROFILES, RulesProfile, Structure, TableStakes, bet_unit, get_profile, validate_stakes,
+    ANTE_MODES,
+    PROFILES,
+    RulesProfile,
+    Structure,
+    TableStakes,
+    bet_unit,
+    get_profile,
+    validate_stakes,
 )
 from felt_engine.state import HandState
 
 __all__ = ["Replay", "replay_hand", "replay_text"]
 
-_VARIANTS = {"NT": ("holdem", Structure.NO_LIMIT), "FT": ("holdem", Structure.FIXED_LIMIT),
-             "N5CD": ("draw5", Structure.NO_LIMIT), "P5CD": ("draw5", Structure.POT_LIMIT),
-             "F5CD": ("draw5", Structure.FIXED_LIMIT)}
+_VARIANTS = {
+    "NT": ("holdem", Structure.NO_LIMIT),
+    "FT": ("holdem", Structure.FIXED_LIMIT),
+    "N5CD": ("draw5", Structure.NO_LIMIT),
+    "P5CD": ("draw5", Structure.POT_LIMIT),
+    "F5CD": ("draw5", Structure.FIXED_LIMIT),
+}
 _CARDS = r"(?:[2-9TJQKA?][cdhs?])+"
 _ACTION = re.compile(
     rf"d db (?P<board>{_CARDS})|d dh p(?P<dh>\d+) (?P<hole>{_CARDS})"
@@ -50,7 +61,7 @@ _ACTION = re.compile(
 class Replay:
     """A replayed hand; lists in the file's player order."""
 
-    name: str | None
+    name: str | int | None  # the file's hand name or number
     rules_version: str
     players: list[str]
     seats: list[int]
@@ -59,10 +70,16 @@ class Replay:
     file_agrees: bool | None  # the file's finishing_stacks equal ours (None: it has none)
     state: HandState
 
-    def to_dict(self) -> dict:
-        return {"hand": self.name, "rules_version": self.rules_version, "players": self.players,
-                "seats": self.seats, "finishing_stacks": self.finishing_stacks, "winnings": self.winnings,
-                "file_finishing_stacks_agree": self.file_agrees}
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "hand": self.name,
+            "rules_version": self.rules_version,
+            "players": self.players,
+            "seats": self.seats,
+            "finishing_stacks": self.finishing_stacks,
+            "winnings": self.winnings,
+            "file_finishing_stacks_agree": self.file_agrees,
+        }
 
 
 # ---- parsing actions ---------------------------------------------------------------------
@@ -81,7 +98,7 @@ class _Act:
 def _cards(rh: ReadHand, text: str, index: int) -> tuple[int | None, ...]:
     out: list[int | None] = []
     for k in range(0, len(text), 2):
-        token = text[k:k + 2]
+        token = text[k : k + 2]
         if "?" in token:
             out.append(None)
             continue
@@ -119,8 +136,16 @@ def _parse(rh: ReadHand) -> list[_Act]:
                 raise rh.error("bad_action", f"bad arguments in {raw!r}", index=index)
             if cards_arg and arg.isdigit():
                 raise rh.error("malformed_cards", f"bad cards in {raw!r}", index=index)
-            acts.append(_Act(index, verb, k, _cards(rh, arg, index) if cards_arg else (),
-                             int(arg) if verb == "cbr" else None, muck=verb == "sm" and arg is None))
+            acts.append(
+                _Act(
+                    index,
+                    verb,
+                    k,
+                    _cards(rh, arg, index) if cards_arg else (),
+                    int(arg) if verb == "cbr" else None,
+                    muck=verb == "sm" and arg is None,
+                )
+            )
     return acts
 
 
@@ -143,8 +168,9 @@ def _profile(rh: ReadHand) -> tuple[RulesProfile, Structure]:
     elif game == "draw5":
         profile = PROFILES["draw5-1"]
     elif any(h.blinds):
-        profile = PROFILES[{Structure.NO_LIMIT: "nlhe-1", Structure.POT_LIMIT: "plhe-1",
-                            Structure.FIXED_LIMIT: "flhe-1"}[structure]]
+        profile = PROFILES[
+            {Structure.NO_LIMIT: "nlhe-1", Structure.POT_LIMIT: "plhe-1", Structure.FIXED_LIMIT: "flhe-1"}[structure]
+        ]
     else:
         profile = PROFILES["ante-nl-1"]  # the ante-only hold'em profile
     if profile.game != game or structure not in profile.structures:
@@ -158,16 +184,33 @@ def _stakes(rh: ReadHand, profile: RulesProfile, structure: Structure) -> TableS
     sb, bb = (h.blinds[0], h.blinds[1]) if profile.blinds else (0, 0)
     straddle = h.blinds[2] if profile.blinds and n >= 3 else 0
     paid = sorted({a for a in h.antes if a})
-    candidates = [TableStakes(sb, bb, paid[0] if paid else 0, structure=structure, ante_mode=mode,
-                              straddle=straddle) for mode in ANTE_MODES] if len(paid) <= 1 else []
+    candidates = (
+        [
+            TableStakes(sb, bb, paid[0] if paid else 0, structure=structure, ante_mode=mode, straddle=straddle)
+            for mode in ANTE_MODES
+        ]
+        if len(paid) <= 1
+        else []
+    )
     stakes = next((s for s in candidates if forced_bets(profile, s, n) == (h.antes, h.blinds)), None)
     if stakes is None:
-        raise rh.error("unsupported", f"antes {h.antes} and blinds {h.blinds} are not forced bets of a "
-                       f"{profile.rules_version} table", "blinds_or_straddles")
+        raise rh.error(
+            "unsupported",
+            f"antes {h.antes} and blinds {h.blinds} are not forced bets of a {profile.rules_version} table",
+            "blinds_or_straddles",
+        )
     unit = stakes.big_blind if profile.buy_in_unit == "big_blind" else stakes.ante
     if profile.money == "buy_in":  # buy-ins do not matter to a replay; any valid pair
-        stakes = TableStakes(stakes.small_blind, stakes.big_blind, stakes.ante, unit * (profile.min_buy_in_units or 1),
-                             unit * (profile.max_buy_in_units or 10**6), structure, stakes.ante_mode, stakes.straddle)
+        stakes = TableStakes(
+            stakes.small_blind,
+            stakes.big_blind,
+            stakes.ante,
+            unit * (profile.min_buy_in_units or 1),
+            unit * (profile.max_buy_in_units or 10**6),
+            structure,
+            stakes.ante_mode,
+            stakes.straddle,
+        )
     try:
         validate_stakes(profile, stakes)
     except ConfigError as e:
@@ -176,11 +219,15 @@ def _stakes(rh: ReadHand, profile: RulesProfile, structure: Structure) -> TableS
     if structure is Structure.FIXED_LIMIT:
         units = [s.limit_units for s in profile.streets]
         if (h.small_bet, h.big_bet) != (bet * min(units), bet * max(units)) or h.min_bet is not None:
-            raise rh.error("unsupported", f"{profile.rules_version} bets {bet * min(units)}/{bet * max(units)}",
-                           "small_bet")
+            raise rh.error(
+                "unsupported", f"{profile.rules_version} bets {bet * min(units)}/{bet * max(units)}", "small_bet"
+            )
     elif h.min_bet != bet or h.small_bet is not None or h.big_bet is not None:
-        raise rh.error("unsupported", f"{profile.rules_version}'s minimum bet is {bet}, the file says "
-                       f"min_bet = {h.min_bet}", "min_bet")
+        raise rh.error(
+            "unsupported",
+            f"{profile.rules_version}'s minimum bet is {bet}, the file says min_bet = {h.min_bet}",
+            "min_bet",
+        )
     return stakes
 
 
@@ -200,7 +247,7 @@ def _seat_order(rh: ReadHand) -> list[int]:
 # ---- the deck ------------------------------------------------------------------------------
 
 
-def _deck(rh: ReadHand, profile: RulesProfile, acts: list[_Act]):
+def _deck(rh: ReadHand, profile: RulesProfile, acts: list[_Act]) -> Deck:
     n = len(rh.hand.starting_stacks)
     size = profile.streets[0].hole_cards
     holes: list[list[int | None] | None] = [None] * n
@@ -212,7 +259,7 @@ def _deck(rh: ReadHand, profile: RulesProfile, acts: list[_Act]):
     shows: list[_Act] = []
     named: set[int] = set()
 
-    def name(cards, act: _Act) -> None:
+    def name(cards: Iterable[int | None], act: _Act) -> None:
         for c in cards:
             if c is not None:
                 if c in named:
@@ -220,29 +267,36 @@ def _deck(rh: ReadHand, profile: RulesProfile, acts: list[_Act]):
                 named.add(c)
 
     for act in acts:
-        if act.verb == "dh" and holes[act.player] is None:
-            if len(act.cards) != size:
-                raise rh.error("bad_action", f"{profile.rules_version} deals {size} hole cards, not "
-                               f"{len(act.cards)}", index=act.index)
-            name(act.cards, act)
-            holes[act.player] = list(act.cards)
-        elif act.verb == "dh":
-            if pending.get(act.player) != len(act.cards):
-                raise rh.error("out_of_turn", "replacement cards must follow the player's discard",
-                               index=act.index)
-            name(act.cards, act)
-            draws[act.player] = act.cards
-            del pending[act.player]
-        elif act.verb == "db":
+        if act.verb == "db":
             name(act.cards, act)
             board.extend(act.cards)
+            continue
+        k = act.player
+        assert k is not None  # every action but a board deal names its player (_parse)
+        if act.verb == "dh" and holes[k] is None:
+            if len(act.cards) != size:
+                raise rh.error(
+                    "bad_action",
+                    f"{profile.rules_version} deals {size} hole cards, not {len(act.cards)}",
+                    index=act.index,
+                )
+            name(act.cards, act)
+            holes[k] = list(act.cards)
+        elif act.verb == "dh":
+            if pending.get(k) != len(act.cards):
+                raise rh.error("out_of_turn", "replacement cards must follow the player's discard", index=act.index)
+            name(act.cards, act)
+            draws[k] = act.cards
+            del pending[k]
         elif act.verb == "sd":
-            pending[act.player] = discarded[act.player] = len(act.cards)
-            order.append(act.player)
+            pending[k] = discarded[k] = len(act.cards)
+            order.append(k)
         elif act.verb == "sm" and act.cards and None not in act.cards:
             shows.append(act)
     for act in shows:  # a hidden hand takes the cards it shows
-        k, hole = act.player, holes[act.player]
+        k = act.player
+        assert k is not None  # a show names its player
+        hole = holes[k]
         if hole is not None and None not in hole:
             continue  # known: the replay checks the show
         drew = discarded.get(k, 0)
@@ -279,30 +333,33 @@ def _step(rh: ReadHand, st: HandState, act: _Act, seat: int) -> HandState:
         hand = list(st.holes[i]) if st.phase == "draw" else []
         known = [c for c in act.cards if c is not None]
         # unknown discards: from the end of the hand, where a hidden hand's unnamed cards are
-        unknown = [c for c in reversed(hand) if c not in known][:len(act.cards) - len(known)]
+        unknown = [c for c in reversed(hand) if c not in known][: len(act.cards) - len(known)]
         return apply(st, seat, Action.draw(known + unknown)).state
     if not st.is_over:
-        raise IllegalAction("cannot_show", "cards are shown once the hand is over "
-                            "(Felt reveals every live hand at showdown)")
+        raise IllegalAction(
+            "cannot_show", "cards are shown once the hand is over (Felt reveals every live hand at showdown)"
+        )
     if act.muck:
         return st
-    if st.shown[i] is None:
+    shown = st.shown[i]
+    if shown is None:
         st = show(st, seat).state
-    if any(c is not None and c not in st.shown[i] for c in act.cards):
+        shown = st.holes[i]  # what show reveals
+    if any(c is not None and c not in shown for c in act.cards):
         raise rh.error("card_mismatch", "shown cards differ from the dealt ones", index=act.index)
     return st
 
 
-def _check_dealt(rh: ReadHand, st: HandState, act: _Act, seat: int, board_seen: int) -> int:
+def _check_dealt(rh: ReadHand, st: HandState, act: _Act, seat: int | None, board_seen: int) -> int:
     """Cards the file deals must be the ones the engine dealt; returns board_seen."""
     if act.verb == "db":
         board_seen += len(act.cards)
         if len(st.board) < board_seen:
             raise rh.error("out_of_turn", "the board is dealt when the betting round closes", index=act.index)
-        dealt = st.board[board_seen - len(act.cards):board_seen]
+        dealt = st.board[board_seen - len(act.cards) : board_seen]
     else:
-        i = st.seats.index(seat)
-        dealt = st.holes[i]
+        assert seat is not None  # hole cards name their player
+        dealt = st.holes[st.seats.index(seat)]
     if any(c is not None and c not in dealt for c in act.cards):
         raise rh.error("card_mismatch", "these are not the cards the engine dealt", index=act.index)
     return board_seen
@@ -317,8 +374,14 @@ def replay_hand(rh: ReadHand) -> Replay:
     order = _seat_order(rh)
     h = rh.hand
     try:
-        st, _ = start_hand(profile, stakes, dict(zip(order, h.starting_stacks)), order[-1], deck,
-                           hand_id=None if rh.name is None else str(rh.name))
+        st, _ = start_hand(
+            profile,
+            stakes,
+            dict(zip(order, h.starting_stacks)),
+            order[-1],
+            deck,
+            hand_id=None if rh.name is None else str(rh.name),
+        )
     except ConfigError as e:
         raise rh.error(e.code, e.message, "starting_stacks") from None
     board_seen = 0
@@ -328,23 +391,33 @@ def replay_hand(rh: ReadHand) -> Replay:
             if act.verb in ("dh", "db"):
                 board_seen = _check_dealt(rh, st, act, seat, board_seen)
             else:
+                assert seat is not None  # only board deals name no player
                 st = _step(rh, st, act, seat)
         except IllegalAction as e:
             raise rh.error(e.code, e.message, index=act.index) from None
     if not st.is_over:
         who = f"p{order.index(st.actor_seat) + 1}" if st.actor_seat is not None else "nobody"
         last = acts[-1].index if acts else None
-        raise (rh.error("hand_incomplete", f"the actions stop while {who} is to act", index=last)
-               if last is not None else rh.error("hand_incomplete", "no actions", "actions"))
+        raise (
+            rh.error("hand_incomplete", f"the actions stop while {who} is to act", index=last)
+            if last is not None
+            else rh.error("hand_incomplete", "no actions", "actions")
+        )
     idx = [st.seats.index(s) for s in order]
     finals = [st.stacks[i] for i in idx]
     expected = h.extra.get("finishing_stacks")
+    payouts = st.payouts
+    assert payouts is not None  # the hand is over
+    number = h.extra.get("hand")
     return Replay(
-        name=rh.name if rh.name is not None else h.extra.get("hand"),
+        name=rh.name if rh.name is not None else number if isinstance(number, (str, int)) else None,
         rules_version=profile.rules_version,
-        players=h.players or [f"p{k + 1}" for k in range(len(order))], seats=order,
-        finishing_stacks=finals, winnings=[st.payouts[i] for i in idx],
-        file_agrees=None if expected is None else expected == finals, state=st,
+        players=h.players or [f"p{k + 1}" for k in range(len(order))],
+        seats=order,
+        finishing_stacks=finals,
+        winnings=[payouts[i] for i in idx],
+        file_agrees=None if expected is None else expected == finals,
+        state=st,
     )
 
 

@@ -6,7 +6,8 @@ Not used by the engine itself.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from felt_engine.actions import Action
 from felt_engine.betting import legal_actions_at
@@ -19,30 +20,50 @@ from felt_engine.state import HandState
 __all__ = ["stacked_deck", "legal_action_list", "random_action", "default_stakes", "new_hand", "play"]
 
 
-def default_stakes(rules_version: str, *, small_blind: int = 10, big_blind: int = 20,
-                   ante: int | None = None, structure: Structure | str | None = None,
-                   ante_mode: str = "each", straddle: int = 0) -> TableStakes:
+def default_stakes(
+    rules_version: str,
+    *,
+    small_blind: int = 10,
+    big_blind: int = 20,
+    ante: int | None = None,
+    structure: Structure | str | None = None,
+    ante_mode: str = "each",
+    straddle: int = 0,
+) -> TableStakes:
     p = get_profile(rules_version)
     st = Structure(structure) if structure is not None else None
     if p.blinds:
-        return TableStakes(small_blind, big_blind, ante or 0, big_blind, 10_000 * big_blind, st,
-                           ante_mode, straddle)
+        return TableStakes(small_blind, big_blind, ante or 0, big_blind, 10_000 * big_blind, st, ante_mode, straddle)
     a = ante if ante is not None else (p.fixed_ante or 10)
     if p.money == "balance":
         return TableStakes(0, 0, a, None, None, st)
     return TableStakes(0, 0, a, a, 50 * a, st)
 
 
-def new_hand(rules_version: str, stacks: Mapping[int, int], button: int | None = None, *,
-             deck: Deck | None = None, seed: int = 0, hand_id: str | None = None,
-             reshuffle_seed: int | None = None, **stakes) -> HandState:
+def new_hand(
+    rules_version: str,
+    stacks: Mapping[int, int],
+    button: int | None = None,
+    *,
+    deck: Deck | None = None,
+    seed: int = 0,
+    hand_id: str | None = None,
+    reshuffle_seed: int | None = None,
+    **stakes: Any,
+) -> HandState:
     """A started hand with test stakes (blinds 10/20 or ante 10 by default)."""
     p = get_profile(rules_version)
     if button is None:
         button = min(stacks)
-    state, _ = start_hand(p, default_stakes(rules_version, **stakes), stacks, button,
-                          deck if deck is not None else Deck.from_seed(seed),
-                          hand_id=hand_id, reshuffle_seed=reshuffle_seed)
+    state, _ = start_hand(
+        p,
+        default_stakes(rules_version, **stakes),
+        stacks,
+        button,
+        deck if deck is not None else Deck.from_seed(seed),
+        hand_id=hand_id,
+        reshuffle_seed=reshuffle_seed,
+    )
     return state
 
 
@@ -60,9 +81,7 @@ def play(st: HandState, *moves: str) -> HandState:
     return st
 
 
-def stacked_deck(
-    holes: Mapping[int, str], button: int, then: str = "", *, seats=None
-) -> Deck:
+def stacked_deck(holes: Mapping[int, str], button: int, then: str = "", *, seats: Iterable[int] | None = None) -> Deck:
     """A deck that deals ``holes`` (seat -> "AsKd", 2 or 5 cards) in real dealing order
     (one card per round, starting left of ``button``) followed by ``then`` (burns and
     board, or the draw stub, in order); the remaining cards follow in natural order.

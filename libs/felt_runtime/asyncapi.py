@@ -42,7 +42,7 @@ def with_contracts(spec: dict[str, Any], fast: Iterable[FastRoute] = ()) -> dict
             message = spec["components"]["messages"][unquote(ref["$ref"].rsplit("/", 1)[-1])]
             message["payload"] = {"$ref": f"#/components/schemas/{_add_schema(schemas, request)}"}
             if result is not None:
-                reply = Reply[result]  # type: ignore[valid-type]
+                reply = Reply[result]  # type: ignore[valid-type]  # a subscript with a runtime class, as pydantic allows
                 message["x-reply"] = {"$ref": f"#/components/schemas/{_add_schema(schemas, reply)}"}
     schemas.pop("EmptyPayload", None)
     return spec

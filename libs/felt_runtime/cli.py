@@ -1,14 +1,16 @@
 """`felt`: the operator's command. `make run` calls `felt up`.
 
-    felt up              start NATS, Valkey and every installed service (Ctrl-C stops all)
-    felt infra           start only NATS and Valkey
-    felt service NAME    run one service in the foreground
-    felt status          ask each service's /readyz and print the answers
-    felt services        list the installed services and their ports
-    felt bots --table ID --level hard --count 3
-                         seat bots at a table (asks the running bots service); without
-                         --table: list the running bots
-    felt table list|create|close   manage the running room's tables (tables_cli.py)
+felt up              start NATS, Valkey and every installed service (Ctrl-C stops all);
+                     a service that exits is restarted with backoff
+felt infra           start only NATS and Valkey
+felt service NAME    run one service in the foreground
+felt status          ask each service's /readyz; print the answers and restart counts
+felt services        list the installed services and their ports
+felt migrate [--wait]  migrate every service's schema (or wait until none is due)
+felt bots --table ID --level hard --count 3
+                     seat bots at a table (asks the running bots service); without
+                     --table: list the running bots
+felt table list|create|close   manage the running room's tables (tables_cli.py)
 """
 
 from __future__ import annotations
@@ -19,11 +21,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import get_args
 
 import httpx
 
-from felt_runtime import catalog, infra, tables_cli
+from felt_contracts.bots import Level
+from felt_runtime import catalog, infra, supervise, tables_cli
+from felt_runtime.service import ConfigError, load_settings
 from felt_runtime.settings import DEFAULT_NATS_PORT, DEFAULT_REDIS_PORT, Settings
 
 
@@ -84,12 +90,12 @@ def up(with_services: bool = True) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):  # also when started in the background
         signal.signal(sig, _interrupt)
     children: list[infra.Server] = start_infra(settings)
-    procs: list[tuple[str, subprocess.Popen]] = []
+    supervisor = supervise.Supervisor(var / supervise.STATE_FILE, report=lambda line: print(line, flush=True))
+    env = _service_env(children)
     try:
         names = catalog.installed() if with_services else []
         for name in names:
-            log = (var / "logs" / f"{name}.log").open("ab")
-            procs.append((name, subprocess.Popen([sys.executable, "-m", f"felt_{name}"], env=_service_env(children), stdout=log, stderr=subprocess.STDOUT)))
+            supervisor.add(name, _launcher(name, env, var / "logs" / f"{name}.log"))
         if names:
             state = wait_ready(names, settings)
             for name in names:
@@ -97,27 +103,37 @@ def up(with_services: bool = True) -> int:
             if "gateway" in names:
                 print(f"\nPlay in a browser: {service_url('gateway', settings)}/")
                 print(f"Agents: {service_url('gateway', settings)}/api/v2/poker (OpenAPI at /docs)")
-        print(f"Logs in {var / 'logs'}. Ctrl-C stops everything.")
+        print(f"Logs in {var / 'logs'}. Ctrl-C stops everything.", flush=True)
         while True:
-            for name, proc in procs:
-                if proc.poll() is not None:
-                    print(f"felt: {name} exited with {proc.returncode}; see {var / 'logs' / (name + '.log')}")
-                    procs.remove((name, proc))
-                    break
-            time.sleep(1)
+            supervisor.poll()
+            time.sleep(0.5)
     except KeyboardInterrupt:
         print("\nstopping…")
     finally:
-        for _, proc in reversed(procs):
+        procs = supervisor.running()
+        for proc in reversed(procs):
             proc.terminate()
-        for _, proc in reversed(procs):
+        for proc in reversed(procs):
             try:
                 proc.wait(15)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        supervisor.close()
         for server in reversed(children):
             server.stop()
     return 0
+
+
+def _launcher(name: str, env: dict[str, str], log: Path) -> Callable[[], subprocess.Popen]:
+    """Start (and, after a crash, start again) one service, appending to its log."""
+
+    def start() -> subprocess.Popen:
+        with log.open("ab") as out:
+            return subprocess.Popen(
+                [sys.executable, "-m", f"felt_{name}"], env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+
+    return start
 
 
 def _interrupt(*_: object) -> None:
@@ -126,16 +142,25 @@ def _interrupt(*_: object) -> None:
 
 
 def status() -> int:
+    """Readiness of every service, and how often `felt up` has restarted it."""
     settings = Settings()
+    supervised = supervise.read_state(settings.var_dir / supervise.STATE_FILE)
     bad = 0
     for name in catalog.installed():
         state = probe(name, settings)
         bad += state != "ok"
-        print(f"{name:8} {state}")
+        child = supervised.get(name)
+        restarts = (
+            f"  restarts {child['restarts']}"
+            + (f" (last exit {child['last_exit']})" if child["last_exit"] is not None else "")
+            if child
+            else ""
+        )
+        print(f"{name:8} {state}{restarts}")
     return 1 if bad else 0
 
 
-def bots(table: str | None, level: str, count: int) -> int:
+def bots(table: str | None, level: Level, count: int) -> int:
     """Ask the room's bots service (over its NATS) to seat bots, or list them."""
     import asyncio
 
@@ -151,7 +176,9 @@ def bots(table: str | None, level: str, count: int) -> int:
         try:
             if table is None:
                 return await call(broker, subjects.BOTS_STATUS, BotsQuery(), BotsStatus)
-            return await call(broker, subjects.BOTS_ADD, AddBots(table_id=table, level=level, count=count), BotsStatus, timeout=60)
+            return await call(
+                broker, subjects.BOTS_ADD, AddBots(table_id=table, level=level, count=count), BotsStatus, timeout=60
+            )
         finally:
             await broker.stop()
 
@@ -161,15 +188,21 @@ def bots(table: str | None, level: str, count: int) -> int:
         print(f"felt bots: {exc.code.value}: {exc.message}", file=sys.stderr)
         return 1
     except (OSError, TimeoutError) as exc:
-        print(f"felt bots: no bots service answers at {url} ({type(exc).__name__}): is the room running?", file=sys.stderr)
+        print(
+            f"felt bots: no bots service answers at {url} ({type(exc).__name__}): is the room running?", file=sys.stderr
+        )
         return 1
     for b in answer.bots:
-        print(f"{b.name:24} {b.level:7} {b.table_id:16} {'seated' if b.seated else 'away':7} hands {b.hands:5}  actions {b.actions:6}")
+        print(
+            f"{b.name:24} {b.level:7} {b.table_id:16} {'seated' if b.seated else 'away':7} hands {b.hands:5}  actions {b.actions:6}"
+        )
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="felt", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="felt", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("up", help="start NATS, Valkey and every installed service")
     sub.add_parser("infra", help="start only NATS and Valkey")
@@ -177,12 +210,20 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("name", choices=list(catalog.SERVICES))
     sub.add_parser("status", help="readiness of every installed service")
     sub.add_parser("services", help="list installed services")
+    mig = sub.add_parser("migrate", help="migrate every service's schema (the Kubernetes migration Job)")
+    mig.add_argument("--wait", action="store_true", help="only wait until no migration is due (init containers)")
+    mig.add_argument("--timeout", type=float, default=600, help="seconds --wait waits")
     add = sub.add_parser("bots", help="seat bots at a table (or list them)")
     add.add_argument("--table", help="table id (omit to list the running bots)")
-    add.add_argument("--level", choices=["easy", "normal", "hard"], default="normal")
+    add.add_argument("--level", choices=get_args(Level), default="normal")
     add.add_argument("--count", type=int, default=1, choices=range(1, 10), metavar="1..9")
     tables_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    try:  # a bad FELT_* value is one line naming it, as when a service starts
+        load_settings("cli", Settings)
+    except ConfigError as exc:
+        print(exc.line, file=sys.stderr)
+        return 2
     if args.cmd == "table":
         return tables_cli.run(args)
     if args.cmd == "up":
@@ -193,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
         os.execv(sys.executable, [sys.executable, "-m", f"felt_{args.name}"])
     if args.cmd == "status":
         return status()
+    if args.cmd == "migrate":
+        from felt_runtime import migrate
+
+        return migrate.run(args.wait, args.timeout)
     if args.cmd == "bots":
         return bots(args.table, args.level, args.count)
     settings = Settings()

@@ -9,10 +9,11 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import event, text
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 
-def sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+def sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: object) -> None:
     """A SQLAlchemy "connect" listener: the pragmas every SQLite connection of Felt gets (WAL,
     foreign keys, synchronous=NORMAL), so that several processes can share one file."""
     cur = dbapi_conn.cursor()
@@ -66,3 +67,18 @@ async def migrate(engine: AsyncEngine, package: str, service: str) -> None:
 
     async with engine.begin() as conn:
         await conn.run_sync(upgrade)
+
+
+async def pending(engine: AsyncEngine, package: str, service: str) -> bool:
+    """Whether the service's schema is behind the newest revision (a migration is due)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    def behind(connection: Connection) -> bool:
+        cfg = _alembic_config(package, service, connection)
+        heads = set(ScriptDirectory.from_config(cfg).get_heads())
+        ctx = MigrationContext.configure(connection, opts={"version_table": f"alembic_version_{service}"})
+        return set(ctx.get_current_heads()) != heads
+
+    async with engine.connect() as conn:
+        return await conn.run_sync(behind)

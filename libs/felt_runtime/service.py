@@ -2,14 +2,16 @@
 
 A service module provides `build(ctx: ServiceContext) -> None`, which registers its bus
 handlers and start/stop hooks on `ctx`. The runtime adds the health responder on the bus,
-`/healthz` and `/readyz` over HTTP, AsyncAPI docs at `/asyncapi`, JSON logs, preflight checks
+`/healthz`, `/readyz` and Prometheus `/metrics` over HTTP, AsyncAPI docs at `/asyncapi`, JSON logs, preflight checks
 that turn bad configuration into one line naming the setting, and graceful shutdown.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
 import socket
 import sys
 from urllib.parse import urlsplit
@@ -19,16 +21,17 @@ from typing import Any, TypeVar
 
 from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.nats import NatsBroker
-from pydantic import ValidationError
+from pydantic import AliasChoices, ValidationError
 from pydantic_settings import BaseSettings
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_contracts import subjects
 from felt_contracts.health import HealthRequest, HealthStatus
-from felt_runtime import catalog
+from felt_runtime import catalog, memtrace
 from felt_runtime.bus import fast_responders, make_broker, responder
 from felt_runtime.db import create_engine, ping
+from felt_runtime.metrics import exposition
 from felt_runtime.redis import make_redis
 from felt_runtime.settings import Settings
 
@@ -124,45 +127,75 @@ class ServiceContext:
         return results
 
 
-def _json(status: int, payload: dict[str, Any]) -> AsgiResponse:
-    import json
+@dataclass(frozen=True)
+class Probe:
+    """One HTTP probe's answer, for whichever web framework serves it."""
 
-    return AsgiResponse(json.dumps(payload).encode(), status, headers={"content-type": "application/json"})
+    status: int
+    body: bytes
+    content_type: str = "application/json"
 
 
-def build_app(name: str, build: Callable[[ServiceContext], None], settings: Settings) -> tuple[AsgiFastStream, ServiceContext]:
-    """Assemble a worker service: its handlers, health on the bus and over HTTP, AsyncAPI."""
-    broker = make_broker(settings.nats_url, name)
-    ctx = ServiceContext(name=name, settings=settings, broker=broker)
-    build(ctx)
+class Probes:
+    """A service's health, defined once for the workers and the gateway: the responder on
+    `felt.health.<name>`, and `/healthz` (alive: NATS answers), `/readyz` (every dependency
+    answers) and Prometheus `/metrics` as `Probe`s that each web framework wraps in its own
+    response (`routes`)."""
 
-    async def status() -> HealthStatus:
-        checks = {"nats": "ok" if await broker.ping(2) else "unreachable", **await ctx.check_all()}
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+        @responder(ctx.broker, subjects.health(ctx.name), HealthRequest, queue=f"felt-{ctx.name}-health")
+        async def health(_: HealthRequest) -> HealthStatus:
+            """Report this service's health and its dependencies'."""
+            return await self.status()
+
+    async def status(self) -> HealthStatus:
+        checks = {"nats": "ok" if await self.ctx.broker.ping(2) else "unreachable", **await self.ctx.check_all()}
         return HealthStatus(
-            service=name,
+            service=self.ctx.name,
             status="ok" if all(v == "ok" for v in checks.values()) else "degraded",
             version=VERSION,
             checks=checks,
         )
 
-    @responder(broker, subjects.health(name), HealthRequest, queue=f"felt-{name}-health")
-    async def health(_: HealthRequest) -> HealthStatus:
-        """Report this service's health and its dependencies'."""
-        return await status()
+    async def healthz(self) -> Probe:
+        alive = await self.ctx.broker.ping(2)
+        body = {"service": self.ctx.name, "status": "ok" if alive else "nats unreachable"}
+        return Probe(200 if alive else 503, json.dumps(body).encode())
 
-    @get(include_in_schema=False)
-    async def healthz(scope: Any) -> AsgiResponse:  # noqa: ARG001
-        alive = await broker.ping(2)
-        return _json(200 if alive else 503, {"service": name, "status": "ok" if alive else "nats unreachable"})
+    async def readyz(self) -> Probe:
+        current = await self.status()
+        return Probe(200 if current.status == "ok" else 503, current.model_dump_json().encode())
 
-    @get(include_in_schema=False)
-    async def readyz(scope: Any) -> AsgiResponse:  # noqa: ARG001
-        current = await status()
-        return _json(200 if current.status == "ok" else 503, current.model_dump())
+    async def metrics(self) -> Probe:
+        body, content_type = exposition()
+        return Probe(200, body, content_type)
+
+    def routes(self) -> dict[str, Callable[[], Awaitable[Probe]]]:
+        return {"/healthz": self.healthz, "/readyz": self.readyz, "/metrics": self.metrics}
+
+
+def build_app(
+    name: str, build: Callable[[ServiceContext], object], settings: Settings
+) -> tuple[AsgiFastStream, ServiceContext]:
+    """Assemble a worker service: its handlers, health on the bus and over HTTP, AsyncAPI."""
+    broker = make_broker(settings.nats_url, name)
+    ctx = ServiceContext(name=name, settings=settings, broker=broker)
+    build(ctx)
+    probes = Probes(ctx)
+
+    def asgi(probe: Callable[[], Awaitable[Probe]]) -> Any:
+        @get(include_in_schema=False)
+        async def route(scope: Any) -> AsgiResponse:
+            answer = await probe()
+            return AsgiResponse(answer.body, answer.status, headers={"content-type": answer.content_type})
+
+        return route
 
     app = AsgiFastStream(
         broker,
-        asgi_routes=[("/healthz", healthz), ("/readyz", readyz)],
+        asgi_routes=[(path, asgi(probe)) for path, probe in probes.routes().items()],
         on_startup=ctx.startup,
         on_shutdown=ctx.shutdown,
         asyncapi_path="/asyncapi",
@@ -171,16 +204,35 @@ def build_app(name: str, build: Callable[[ServiceContext], None], settings: Sett
     return app, ctx
 
 
-def load_settings(name: str, model: type[S] = Settings) -> S:  # type: ignore[assignment]
+def load_settings(name: str, model: type[S]) -> S:
     """Settings of `model` from the environment, or a one-line error naming the bad setting
-    (with the model's own prefix, e.g. FELT_TABLE_TURN_SECONDS)."""
+    (with the model's own prefix, e.g. FELT_TABLE_TURN_SECONDS): every service loads its
+    settings here (tests/runtime/test_service.py starts each with a bad value)."""
     try:
         return model()
     except ValidationError as exc:
         err = exc.errors()[0]
-        prefix = str(model.model_config.get("env_prefix", "")).upper()
-        setting = prefix + str(err["loc"][0]).upper() if err["loc"] else prefix + "*"
-        raise ConfigError(name, setting, err["msg"]) from None
+        raise ConfigError(name, setting_name(model, str(err["loc"][0]) if err["loc"] else ""), err["msg"]) from None
+
+
+def setting_name(model: type[BaseSettings], key: str) -> str:
+    """The environment variable behind `key` (a field name, or an alias pydantic reported):
+    the prefixed field name, or for a field with aliases the one that is set (else the first)."""
+    prefix = str(model.model_config.get("env_prefix", "")).upper()
+    for field_name, info in model.model_fields.items():
+        alias = info.validation_alias
+        names = (
+            [c for c in alias.choices if isinstance(c, str)]
+            if isinstance(alias, AliasChoices)
+            else [alias]
+            if isinstance(alias, str)
+            else []
+        )
+        if key == field_name or key in names:
+            if not names:
+                break
+            return next((n.upper() for n in names if n.upper() in {k.upper() for k in os.environ}), names[0].upper())
+    return prefix + (key.upper() or "*")
 
 
 def check_port_free(name: str, host: str, port: int) -> None:
@@ -200,15 +252,19 @@ async def check_dependencies(name: str, settings: Settings, ctx: ServiceContext 
         greeting = await asyncio.wait_for(reader.readline(), 3)
         writer.close()
     except (OSError, TimeoutError) as exc:
-        raise ConfigError(name, "FELT_NATS_URL", f"cannot reach NATS at {settings.nats_url} ({type(exc).__name__})") from None
+        raise ConfigError(
+            name, "FELT_NATS_URL", f"cannot reach NATS at {settings.nats_url} ({type(exc).__name__})"
+        ) from None
     if not greeting.startswith(b"INFO"):
         raise ConfigError(name, "FELT_NATS_URL", f"{settings.nats_url} does not speak the NATS protocol")
     if ctx is not None:
         for dep_name, dep in ctx.dependencies.items():
             try:
                 await asyncio.wait_for(dep.check(), timeout=5)
-            except Exception as exc:  # noqa: BLE001
-                raise ConfigError(name, dep.setting, f"{dep_name} unreachable ({type(exc).__name__}: {exc})"[:300]) from None
+            except Exception as exc:  # noqa: BLE001 - any failure of the check is the one line naming the setting
+                raise ConfigError(
+                    name, dep.setting, f"{dep_name} unreachable ({type(exc).__name__}: {exc})"[:300]
+                ) from None
 
 
 def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None]]) -> None:
@@ -217,8 +273,10 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
 
     from felt_runtime.logs import configure_logging
 
+    memtrace.install(name)
+
     async def run() -> bool:
-        settings = load_settings(name)
+        settings = load_settings(name, Settings)
         configure_logging(name, settings.log_level)
         port = settings.http_port or settings.default_port(catalog.default_port(name))
         check_port_free(name, settings.http_host, port)
@@ -238,6 +296,6 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
         raise SystemExit(1)
 
 
-def main(name: str, build: Callable[[ServiceContext], None]) -> None:
+def main(name: str, build: Callable[[ServiceContext], object]) -> None:
     """`python -m felt_<name>` for a worker service."""
     serve(name, lambda settings: build_app(name, build, settings))

@@ -69,8 +69,9 @@ class Settings(BaseSettings):
         if url.drivername == backend:
             return url.set(drivername=f"{backend}+{driver}").render_as_string(hide_password=False)
         if url.get_driver_name() != driver:
-            raise ValueError(f"the {url.get_driver_name()} driver is not installed: write {backend}://… "
-                             f"or {backend}+{driver}://…")
+            raise ValueError(
+                f"the {url.get_driver_name()} driver is not installed: write {backend}://… or {backend}+{driver}://…"
+            )
         return value
 
     @field_validator("log_level")

@@ -15,7 +15,7 @@ from felt_bots.roster import identity, secret
 from felt_bots.settings import BotsSettings
 from felt_client import ApiError, FeltClient, Retry
 from felt_contracts import subjects
-from felt_contracts.bots import AddBots, BotsQuery, BotsStatus
+from felt_contracts.bots import AddBots, BotsQuery, BotsStatus, Level
 from felt_runtime import catalog
 from felt_runtime.bus import BusError, responder
 from felt_runtime.service import ServiceContext, load_settings
@@ -29,7 +29,9 @@ class Roster:
 
     def __init__(self, ctx: ServiceContext, settings: BotsSettings) -> None:
         self.settings = settings
-        self.gateway_url = settings.gateway_url or f"http://127.0.0.1:{ctx.settings.default_port(catalog.default_port('gateway'))}"
+        self.gateway_url = (
+            settings.gateway_url or f"http://127.0.0.1:{ctx.settings.default_port(catalog.default_port('gateway'))}"
+        )
         self.var_dir = ctx.settings.var_dir
         self.bots: list[Bot] = []
         self.tasks: list[asyncio.Task] = []
@@ -40,7 +42,7 @@ class Roster:
         """The bots' owner password (made on first use, not when the service is assembled)."""
         return secret(self.var_dir)
 
-    async def add(self, table_id: str, level: str, count: int) -> list[Bot]:
+    async def add(self, table_id: str, level: Level, count: int) -> list[Bot]:
         async with FeltClient(self.gateway_url) as lobby:
             if not any(t["tableId"] == table_id for t in await lobby.tables(kind="agent")):
                 raise BusError(ErrorCode.NOT_FOUND, f"no table {table_id!r} admits agents", table_id=table_id)
@@ -49,10 +51,21 @@ class Roster:
             for _ in range(count):
                 number = len(self.bots)
                 who = await identity(self.gateway_url, number, level, self.password, self.settings.email_domain)
-                client = FeltClient(self.gateway_url, api_key=who.api_key, retry=Retry(attempts=10, cap=10.0), timeout=30)
-                bot = Bot(client, who.participant_id, who.name, level, table_id, LEVELS[level], random.Random(),  # type: ignore[arg-type]
-                          think_seconds=self.settings.think_seconds, pause_seconds=self.settings.pause_seconds,
-                          broke_recheck_seconds=self.settings.broke_recheck_seconds)
+                client = FeltClient(
+                    self.gateway_url, api_key=who.api_key, retry=Retry(attempts=10, cap=10.0), timeout=30
+                )
+                bot = Bot(
+                    client,
+                    who.participant_id,
+                    who.name,
+                    level,
+                    table_id,
+                    LEVELS[level],
+                    random.Random(),
+                    think_seconds=self.settings.think_seconds,
+                    pause_seconds=self.settings.pause_seconds,
+                    broke_recheck_seconds=self.settings.broke_recheck_seconds,
+                )
                 self.bots.append(bot)
                 self.tasks.append(asyncio.create_task(bot.run(), name=f"bot-{number}"))
                 added.append(bot)
@@ -65,7 +78,11 @@ class Roster:
         tables = await self.default_tables()
         levels = self.settings.level_list()
         for n in range(self.settings.count):
-            table_id = tables[(n // self.settings.per_table) % len(tables)] if not self.settings.table_list() else tables[n % len(tables)]
+            table_id = (
+                tables[(n // self.settings.per_table) % len(tables)]
+                if not self.settings.table_list()
+                else tables[n % len(tables)]
+            )
             await self.add(table_id, levels[n % len(levels)], 1)
         log.info("bots seated", extra={"count": self.settings.count, "tables": sorted(set(tables))})
 
@@ -76,7 +93,9 @@ class Roster:
             return self.settings.table_list()
         async with FeltClient(self.gateway_url, retry=Retry(attempts=60, cap=2.0)) as lobby:
             tables = await lobby.tables(kind="agent")
-            first = await identity(self.gateway_url, 0, self.settings.level_list()[0], self.password, self.settings.email_domain)
+            first = await identity(
+                self.gateway_url, 0, self.settings.level_list()[0], self.password, self.settings.email_domain
+            )
             lobby.credential = first.api_key
             chips = (await lobby.balance()).available
         fit = [t for t in tables if (t.get("minBuyIn") or 0) <= chips]
@@ -90,8 +109,10 @@ class Roster:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
-        await asyncio.gather(*(asyncio.wait_for(b.client.leave(b.table_id), 3) for b in self.bots if b.seat is not None),
-                             return_exceptions=True)
+        await asyncio.gather(
+            *(asyncio.wait_for(b.client.leave(b.table_id), 3) for b in self.bots if b.seat is not None),
+            return_exceptions=True,
+        )
         for bot in self.bots:
             await bot.client.aclose()
 

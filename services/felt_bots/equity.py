@@ -40,7 +40,11 @@ def _deal(rng: np.random.Generator, dead: tuple[int, ...], trials: int, need: in
     keys (a partition, not a sort of the whole deck), then ordered by those keys."""
     deck = np.array([c for c in range(52) if c not in dead])
     keys = rng.random((trials, deck.size))
-    chosen = np.argpartition(keys, need - 1, axis=1)[:, :need] if need < deck.size else np.tile(np.arange(deck.size), (trials, 1))
+    chosen = (
+        np.argpartition(keys, need - 1, axis=1)[:, :need]
+        if need < deck.size
+        else np.tile(np.arange(deck.size), (trials, 1))
+    )
     order = np.take_along_axis(keys, chosen, axis=1).argsort(axis=1)
     return deck[np.take_along_axis(chosen, order, axis=1)]
 
@@ -61,7 +65,7 @@ def _board_percentile(board: tuple[int, ...], dead: tuple[int, ...]) -> np.ndarr
     """(52, 52) -> the top share of all holdings that a holding's made hand on `board` is in
     (the range of a player who bets now is the holdings strong now)."""
     rest = np.array([c for c in range(52) if c not in dead])
-    pairs = np.array([(a, b) for i, a in enumerate(rest) for b in rest[i + 1:]])
+    pairs = np.array([(a, b) for i, a in enumerate(rest) for b in rest[i + 1 :]])
     ranks = rank_hands(np.hstack([pairs, np.broadcast_to(np.array(board), (len(pairs), len(board)))]))
     ordered = np.sort(ranks)
     top = 1.0 - np.searchsorted(ordered, ranks, side="right") / len(ordered) + 1.0 / len(ordered)
@@ -71,8 +75,9 @@ def _board_percentile(board: tuple[int, ...], dead: tuple[int, ...]) -> np.ndarr
     return m
 
 
-def holdem_equity(hole: tuple[int, ...], board: tuple[int, ...], ranges: list[float], trials: int,
-                  rng: np.random.Generator) -> float:
+def holdem_equity(
+    hole: tuple[int, ...], board: tuple[int, ...], ranges: list[float], trials: int, rng: np.random.Generator
+) -> float:
     """Expected pot share of `hole` on `board` against one opponent per entry of `ranges`:
     before the flop a range is the top share of starting hands, after it the top share of
     holdings by the made hand on the board."""
@@ -84,14 +89,17 @@ def holdem_equity(hole: tuple[int, ...], board: tuple[int, ...], ranges: list[fl
     boards = np.hstack([np.broadcast_to(np.array(board, dtype=cards.dtype), (trials, len(board))), cards[:, :missing]])
     holes = cards[:, missing:].reshape(trials, k, 2)
     mine = rank_hands(np.hstack([np.broadcast_to(np.array(hole, dtype=cards.dtype), (trials, 2)), boards]))
-    theirs = rank_hands(np.concatenate([holes, np.repeat(boards[:, None, :], k, axis=1)], axis=2).reshape(trials * k, 7))
+    theirs = rank_hands(
+        np.concatenate([holes, np.repeat(boards[:, None, :], k, axis=1)], axis=2).reshape(trials * k, 7)
+    )
     table = _board_percentile(board, hole + board) if len(board) >= 3 else _percentile_matrix()
     pct = table[holes[:, :, 0], holes[:, :, 1]]
     return _weighted(_share(mine, theirs.reshape(trials, k)), pct <= np.array(ranges))
 
 
-def draw5_equity(hand: tuple[int, ...], keep: tuple[int, ...], ranges: list[float], trials: int,
-                 rng: np.random.Generator) -> float:
+def draw5_equity(
+    hand: tuple[int, ...], keep: tuple[int, ...], ranges: list[float], trials: int, rng: np.random.Generator
+) -> float:
     """Expected pot share after keeping `keep` of `hand` (the rest replaced from the unseen
     cards) against opponents whose final hands are in the given top shares."""
     k = len(ranges)
@@ -99,7 +107,9 @@ def draw5_equity(hand: tuple[int, ...], keep: tuple[int, ...], ranges: list[floa
         return 1.0
     fill = 5 - len(keep)
     cards = _deal(rng, hand, trials, fill + 5 * k)
-    mine = rank_hands(np.hstack([np.broadcast_to(np.array(keep, dtype=cards.dtype), (trials, len(keep))), cards[:, :fill]]))
+    mine = rank_hands(
+        np.hstack([np.broadcast_to(np.array(keep, dtype=cards.dtype), (trials, len(keep))), cards[:, :fill]])
+    )
     theirs = rank_hands(cards[:, fill:].reshape(trials * k, 5)).reshape(trials, k)
     quantiles = _draw5_quantiles()
     top = 1.0 - np.searchsorted(quantiles, theirs) / quantiles.size

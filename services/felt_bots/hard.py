@@ -40,7 +40,7 @@ def contenders(s: Situation) -> list[Opponent]:
         return list(s.opponents)
     active = [o for o in s.opponents if o.committed > s.unit or o.all_in]
     waiting = [o for o in s.opponents if o not in active]
-    return active + waiting[:max(0, 2 - len(active))]
+    return active + waiting[: max(0, 2 - len(active))]
 
 
 def width(s: Situation, o: Opponent) -> float:
@@ -48,7 +48,17 @@ def width(s: Situation, o: Opponent) -> float:
     the flop by everything it invested, after it by its bet on this street against the pot."""
     if s.preflop:
         invested = o.committed / max(s.unit, 1)
-        return 1.0 if invested <= 1.5 else 0.45 if invested <= 4 else 0.25 if invested <= 12 else 0.12 if invested <= 40 else 0.06
+        return (
+            1.0
+            if invested <= 1.5
+            else 0.45
+            if invested <= 4
+            else 0.25
+            if invested <= 12
+            else 0.12
+            if invested <= 40
+            else 0.06
+        )
     if o.bet == 0:
         return 1.0
     before = max(s.pot - s.bet - sum(x.bet for x in s.opponents), 1)
@@ -66,7 +76,9 @@ def best_keep(hand: tuple[int, ...], ranges: list[float], gen: np.random.Generat
 
 def act(s: Situation, equity: float, opponents: int, rng: random.Random) -> Action:
     fair = 1.0 / (opponents + 1)
-    value = fair + (0.08 if s.preflop else 0.18)  # a share worth building the pot with (callers are stronger than all holdings)
+    value = fair + (
+        0.08 if s.preflop else 0.18
+    )  # a share worth building the pot with (callers are stronger than all holdings)
     if s.spr < 1.0 and equity > max(0.5, value):
         return s.raise_to(s.all_in_to)
     size = 0.5 if equity < 0.7 else 0.75 if equity < 0.85 else 1.0

@@ -29,8 +29,13 @@ PLAYERS: dict[str, Decide] = {**LEVELS, **BASELINES}
 REQUIRED = [("hard", "normal"), ("normal", "easy")] + [(level, base) for level in LEVELS for base in BASELINES]
 #: profile label -> (rules version, structure)
 PROFILES = {
-    "nlhe-1": ("nlhe-1", None), "plhe-1": ("plhe-1", None), "flhe-1": ("flhe-1", None), "ante-nl-1": ("ante-nl-1", None),
-    "draw5-nl": ("draw5-1", "no-limit"), "draw5-pl": ("draw5-1", "pot-limit"), "draw5-fl": ("draw5-1", "fixed-limit"),
+    "nlhe-1": ("nlhe-1", None),
+    "plhe-1": ("plhe-1", None),
+    "flhe-1": ("flhe-1", None),
+    "ante-nl-1": ("ante-nl-1", None),
+    "draw5-nl": ("draw5-1", "no-limit"),
+    "draw5-pl": ("draw5-1", "pot-limit"),
+    "draw5-fl": ("draw5-1", "fixed-limit"),
 }
 
 
@@ -48,12 +53,15 @@ class Result:
         return abs(self.bb_per_100) > self.ci95
 
     def line(self) -> str:
-        return (f"{self.a:>7} vs {self.b:<7} {self.profile:<9} {self.hands:>6} hands  "
-                f"{self.bb_per_100:+8.1f} bb/100  ± {self.ci95:6.1f} (95%)")
+        return (
+            f"{self.a:>7} vs {self.b:<7} {self.profile:<9} {self.hands:>6} hands  "
+            f"{self.bb_per_100:+8.1f} bb/100  ± {self.ci95:6.1f} (95%)"
+        )
 
 
-def play_hand(profile_label: str, players: dict[int, Decide], deck: Deck, button: int, depth: int,
-              rng: random.Random) -> dict[int, int]:
+def play_hand(
+    profile_label: str, players: dict[int, Decide], deck: Deck, button: int, depth: int, rng: random.Random
+) -> dict[int, int]:
     """One hand, seat -> chips won (negative: lost). Raises if a player answers illegally."""
     version, structure = PROFILES[profile_label]
     stakes = default_stakes(version, small_blind=1, big_blind=2, structure=structure)
@@ -90,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("a", nargs="?", choices=sorted(PLAYERS))
     ap.add_argument("b", nargs="?", choices=sorted(PLAYERS))
-    ap.add_argument("--all", action="store_true", help="every required pairing (levels in order, each vs both baselines)")
+    ap.add_argument(
+        "--all", action="store_true", help="every required pairing (levels in order, each vs both baselines)"
+    )
     ap.add_argument("--deals", type=int, default=1000, help="mirrored pairs (2 hands each)")
     ap.add_argument("--profile", choices=sorted(PROFILES), default="nlhe-1")
     ap.add_argument("--seed", type=int, default=1)

@@ -14,10 +14,17 @@ from felt_engine import Action, HandState, TableStakes, from_add_now, parse_card
 
 
 def config_of(table_id: str, rules_version: str, stakes: TableStakes, seats: int = 6) -> TableConfig:
-    return TableConfig(table_id=table_id, rules_version=rules_version,
-                       structure=stakes.structure.value if stakes.structure else None,
-                       small_blind=stakes.small_blind, big_blind=stakes.big_blind, ante=stakes.ante,
-                       min_buy_in=stakes.min_buy_in, max_buy_in=stakes.max_buy_in, seats=seats)
+    return TableConfig(
+        table_id=table_id,
+        rules_version=rules_version,
+        structure=stakes.structure.value if stakes.structure else None,
+        small_blind=stakes.small_blind,
+        big_blind=stakes.big_blind,
+        ante=stakes.ante,
+        min_buy_in=stakes.min_buy_in,
+        max_buy_in=stakes.max_buy_in,
+        seats=seats,
+    )
 
 
 @lru_cache(maxsize=64)
@@ -36,25 +43,80 @@ def view(st: HandState, seat: int, config: TableConfig) -> dict[str, Any]:
     legal = v.get("legalActions")
     if legal is not None:
         legal = {**legal, "draw": legal.get("draw"), "betAdd": legal.get("betAdd")}
-    seats = [{"seat": x["seat"], "participantId": f"p{x['seat']}", "stack": x["stack"], "bet": x["bet"],
-              "committed": x["committed"], "folded": x["folded"], "allIn": x["allIn"], "cardCount": x["cardCount"],
-              "cards": x["cards"], "shown": x["shown"], "leaving": x["leaving"], "payout": x["payout"],
-              "handName": x["handName"]} for x in v["seats"]]
+    seats = [
+        {
+            "seat": x["seat"],
+            "participantId": f"p{x['seat']}",
+            "stack": x["stack"],
+            "bet": x["bet"],
+            "committed": x["committed"],
+            "folded": x["folded"],
+            "allIn": x["allIn"],
+            "cardCount": x["cardCount"],
+            "cards": x["cards"],
+            "shown": x["shown"],
+            "leaving": x["leaving"],
+            "payout": x["payout"],
+            "handName": x["handName"],
+        }
+        for x in v["seats"]
+    ]
     hand = {
-        "handId": v["handId"] or "offline", "rulesVersion": v["rulesVersion"], "structure": v["structure"],
-        "street": v["street"], "phase": v["phase"], "button": v["button"], "smallBlindSeat": v["smallBlind"],
-        "bigBlindSeat": v["bigBlind"], "board": v["board"], "pot": v["pot"],
-        "pots": [{"amount": p["amount"], "eligible": list(p["eligible"])} for p in v["pots"]], "toMatch": v["toMatch"],
-        "actorSeatId": v["actorSeatId"], "turnId": v["turnId"], "deadline": None, "seats": seats,
-        "holeCards": v.get("holeCards"), "legalActions": legal, "preaction": v.get("preaction"),
+        "handId": v["handId"] or "offline",
+        "rulesVersion": v["rulesVersion"],
+        "structure": v["structure"],
+        "street": v["street"],
+        "phase": v["phase"],
+        "button": v["button"],
+        "smallBlindSeat": v["smallBlind"],
+        "bigBlindSeat": v["bigBlind"],
+        "board": v["board"],
+        "pot": v["pot"],
+        "pots": [{"amount": p["amount"], "eligible": list(p["eligible"])} for p in v["pots"]],
+        "toMatch": v["toMatch"],
+        "actorSeatId": v["actorSeatId"],
+        "turnId": v["turnId"],
+        "deadline": None,
+        "seats": seats,
+        "holeCards": v.get("holeCards"),
+        "legalActions": legal,
+        "preaction": v.get("preaction"),
         "preactionsAvailable": None,
-        "showdown": v["showdown"], "timeBankSeconds": None, "inTimeBank": False,
+        "showdown": v["showdown"],
+        "timeBankSeconds": None,
+        "inTimeBank": False,
     }
-    table_seats = [{"seat": x["seat"], "participantId": x["participantId"], "kind": "agent", "name": "",
-                    "stack": x["stack"], "status": "playing", "ready": True, "connected": True, "sittingOut": False} for x in seats]
-    return {"table": {"tableId": config.table_id, "rulesVersion": config.rules_version, "config": camel(config), "seq": 0,
-                      "yourSeatId": seat, "autoRebuy": False, "canShow": False, "seats": table_seats, "hand": hand, "nextHandAt": None, "paused": None,
-                      "handsPlayed": 0, "closed": False}}
+    table_seats = [
+        {
+            "seat": x["seat"],
+            "participantId": x["participantId"],
+            "kind": "agent",
+            "name": "",
+            "stack": x["stack"],
+            "status": "playing",
+            "ready": True,
+            "connected": True,
+            "sittingOut": False,
+        }
+        for x in seats
+    ]
+    return {
+        "table": {
+            "tableId": config.table_id,
+            "rulesVersion": config.rules_version,
+            "config": camel(config),
+            "seq": 0,
+            "yourSeatId": seat,
+            "autoRebuy": False,
+            "canShow": False,
+            "seats": table_seats,
+            "hand": hand,
+            "nextHandAt": None,
+            "paused": None,
+            "handsPlayed": 0,
+            "closed": False,
+        }
+    }
 
 
 def engine_action(st: HandState, seat: int, action: dict[str, Any]) -> Action:

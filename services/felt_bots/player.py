@@ -51,8 +51,14 @@ class Bot:
     cursor: int = 0
 
     def info(self) -> BotInfo:
-        return BotInfo(participant_id=self.participant_id, name=self.name, level=self.level, table_id=self.table_id,
-                       seated=self.seat is not None, **vars(self.tally))
+        return BotInfo(
+            participant_id=self.participant_id,
+            name=self.name,
+            level=self.level,
+            table_id=self.table_id,
+            seated=self.seat is not None,
+            **vars(self.tally),
+        )
 
     async def run(self) -> None:
         """Play until cancelled; errors are counted and waited out, never fatal."""
@@ -63,7 +69,10 @@ class Bot:
                 raise
             except ApiError as exc:
                 self.tally.errors += 1
-                log.warning("bot call failed", extra={"bot": self.name, "table": self.table_id, "code": exc.code, "error": exc.message})
+                log.warning(
+                    "bot call failed",
+                    extra={"bot": self.name, "table": self.table_id, "code": exc.code, "error": exc.message},
+                )
                 await asyncio.sleep(1.0)
 
     async def step(self) -> None:
@@ -105,8 +114,11 @@ class Bot:
         try:
             joined = await self.client.join(self.table_id, buy_in=buy_in)
         except ApiError as exc:
-            if exc.code in ("table_full", "insufficient_funds", "limit_exceeded", "frozen", "chips_in_play", "already_seated"):
-                return False
+            if exc.code in ("table_full", "insufficient_funds", "limit_exceeded", "frozen", "chips_in_play"):
+                return False  # looked at again later
+            if exc.code == "already_seated":  # its last session is still being closed (a restart): soon
+                await asyncio.sleep(1.0)
+                return True
             raise
         self.seat = joined.seat
         self.cursor = max(self.cursor, joined.seq)
@@ -122,7 +134,9 @@ class Bot:
         hand = table.get("hand") or {}
         in_hand = hand.get("phase") not in (None, "over") and any(s["seat"] == self.seat for s in hand.get("seats", []))
         forced = (table.get("config") or {}).get("ante") or 0
-        return not in_hand and (mine["stack"] == 0 or (table.get("config", {}).get("minBuyIn") is None and mine["stack"] < forced))
+        return not in_hand and (
+            mine["stack"] == 0 or (table.get("config", {}).get("minBuyIn") is None and mine["stack"] < forced)
+        )
 
     def may_start(self, table: dict[str, Any]) -> bool:
         hand = table.get("hand") or {}
@@ -150,8 +164,16 @@ class Bot:
             if exc.code in GONE:
                 return  # the hand ended under us (a restart of the table cancelled it): nothing was illegal
             self.tally.refused += 1
-            log.warning("action refused", extra={"bot": self.name, "table": self.table_id, "code": exc.code,
-                                                 "action": action, "error": exc.message})
+            log.warning(
+                "action refused",
+                extra={
+                    "bot": self.name,
+                    "table": self.table_id,
+                    "code": exc.code,
+                    "action": action,
+                    "error": exc.message,
+                },
+            )
 
     def observe(self, events: list[dict[str, Any]]) -> None:
         for ev in events:

@@ -10,8 +10,28 @@ from pathlib import Path
 
 from felt_client import ApiError, FeltClient
 
-NAMES = ("Ada", "Boole", "Cantor", "Dirac", "Euler", "Fermat", "Gauss", "Hilbert", "Ito", "Jacobi", "Kepler",
-         "Lovelace", "Markov", "Noether", "Ostrowski", "Pascal", "Quine", "Ramanujan", "Shannon", "Turing")
+NAMES = (
+    "Ada",
+    "Boole",
+    "Cantor",
+    "Dirac",
+    "Euler",
+    "Fermat",
+    "Gauss",
+    "Hilbert",
+    "Ito",
+    "Jacobi",
+    "Kepler",
+    "Lovelace",
+    "Markov",
+    "Noether",
+    "Ostrowski",
+    "Pascal",
+    "Quine",
+    "Ramanujan",
+    "Shannon",
+    "Turing",
+)
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,15 @@ have the `FELT_BOTS_` prefix."""
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, field_validator
+from typing import get_args
+
+from pydantic import AliasChoices, Field, TypeAdapter, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-LEVEL_NAMES = ("easy", "normal", "hard")
+from felt_contracts.bots import Level
+
+LEVEL_NAMES: tuple[str, ...] = get_args(Level)
+_LEVELS = TypeAdapter(list[Level])
 
 
 class BotsSettings(BaseSettings):
@@ -31,8 +36,8 @@ class BotsSettings(BaseSettings):
             raise ValueError(f"levels must be a comma-separated list of {', '.join(LEVEL_NAMES)}")
         return ",".join(names)
 
-    def level_list(self) -> list[str]:
-        return self.levels.split(",")
+    def level_list(self) -> list[Level]:
+        return _LEVELS.validate_python(self.levels.split(","))
 
     def table_list(self) -> list[str]:
         return [t.strip() for t in self.tables.split(",") if t.strip()]

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from felt_engine.cards import card_str, parse_cards
+from felt_engine.profiles import get_profile
 
 Action = dict[str, Any]
 
@@ -56,15 +57,24 @@ class Situation:
         mine = next(s for s in seats if s["seat"] == me)
         live = [s for s in seats if not s["folded"]]
         order = [s["seat"] for s in sorted(seats, key=lambda s: (s["seat"] <= hand["button"], s["seat"]))]
-        after = order[order.index(me) + 1:] if me in order else []
+        after = order[order.index(me) + 1 :] if me in order else []
         unit = config.get("bigBlind") or config.get("ante") or 1
         return cls(
-            rules_version=hand["rulesVersion"], structure=hand["structure"], street=hand["street"], phase=hand["phase"],
-            hole=parse_cards(hand["holeCards"] or ()), board=parse_cards(hand["board"]), pot=hand["pot"],
-            stack=mine["stack"], bet=mine["bet"], committed=mine["committed"], unit=unit,
+            rules_version=hand["rulesVersion"],
+            structure=hand["structure"],
+            street=hand["street"],
+            phase=hand["phase"],
+            hole=parse_cards(hand["holeCards"] or ()),
+            board=parse_cards(hand["board"]),
+            pot=hand["pot"],
+            stack=mine["stack"],
+            bet=mine["bet"],
+            committed=mine["committed"],
+            unit=unit,
             legal=hand["legalActions"] or {},
-            opponents=tuple(Opponent(s["seat"], s["stack"], s["bet"], s["committed"], s["allIn"])
-                            for s in live if s["seat"] != me),
+            opponents=tuple(
+                Opponent(s["seat"], s["stack"], s["bet"], s["committed"], s["allIn"]) for s in live if s["seat"] != me
+            ),
             seats_after=sum(1 for s in live if s["seat"] in after and not s["allIn"]),
             dealt=len(seats),
         )
@@ -73,12 +83,12 @@ class Situation:
 
     @property
     def draw5(self) -> bool:
-        return self.rules_version == "draw5-1"
+        return get_profile(self.rules_version).game == "draw5"
 
     @property
     def add_now(self) -> bool:
         """ante-nl-1 speaks `hit` and chips-to-add `bet`."""
-        return self.rules_version == "ante-nl-1"
+        return get_profile(self.rules_version).amount_convention == "add_now"
 
     @property
     def to_call(self) -> int:

@@ -61,7 +61,9 @@ def hand_strength(hole: tuple[int, ...], board: tuple[int, ...]) -> float:
     mine = rank_hand(hole + board)
     rest = [c for c in FULL if c not in hole and c not in board]
     pairs = np.array(list(combinations(rest, 2)))
-    theirs = rank_hands(np.hstack([pairs, np.broadcast_to(np.array(board, dtype=pairs.dtype), (len(pairs), len(board)))]))
+    theirs = rank_hands(
+        np.hstack([pairs, np.broadcast_to(np.array(board, dtype=pairs.dtype), (len(pairs), len(board)))])
+    )
     return float(((theirs < mine).sum() + (theirs == mine).sum() / 2) / len(pairs))
 
 

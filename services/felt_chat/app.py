@@ -1,4 +1,4 @@
-"""Wiring: settings, the Redis store and the bus handlers."""
+"""Wiring: settings, the Redis store, the tables' event stream (read for seats) and the bus handlers."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from felt_chat import handlers
 from felt_chat.settings import ChatSettings
 from felt_chat.store import ChatStore
 from felt_runtime.service import ServiceContext, load_settings
+from felt_runtime.streams import TABLE_EVENTS, ensure
 
 
 def build(ctx: ServiceContext) -> None:
@@ -19,3 +20,8 @@ def build(ctx: ServiceContext) -> None:
         record_ttl_s=config.idempotency_ttl_seconds,
     )
     handlers.register(ctx.broker, store, config)
+
+    @ctx.on_startup
+    async def stream() -> None:  # the table may start later: its stream must exist to be read
+        await ctx.broker.connect()
+        await ensure(ctx.broker.config.connection_state.stream, TABLE_EVENTS)

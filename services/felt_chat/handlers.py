@@ -1,21 +1,27 @@
-"""Bus handlers of the chat service: post, history, join, leave."""
+"""Bus handlers of the chat service: post, history, join and leave (watchers), and the
+consumer of the tables' events that keeps who sits where (seated players may post)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from faststream.nats import NatsBroker
+from faststream import AckPolicy
+from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
+from nats.js.api import DeliverPolicy
+from pydantic import ValidationError
 from redis.exceptions import RedisError
 
 from felt_chat.settings import ChatSettings
 from felt_chat.store import ChatStore, Forbidden, IdempotencyConflict, Throttled
 from felt_chat.text import check_text, clean_display_name
 from felt_contracts import subjects
-from felt_contracts.base import new_id
+from felt_contracts.base import Request, new_id
 from felt_contracts.chat import (
     ChatHistory,
     ChatHistoryPage,
@@ -27,27 +33,61 @@ from felt_contracts.chat import (
     ChatPosted,
 )
 from felt_contracts.errors import ErrorCode
-from felt_runtime.bus import BusError, responder
+from felt_contracts.table import SEAT_FREED, SEAT_TAKEN, SEATS_EMPTIED, TableEvent
+from felt_runtime.bus import BusError, declare_contract, responder
 
 log = logging.getLogger("felt.chat")
-F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+Req = TypeVar("Req", bound=Request)
+Res = TypeVar("Res")
 
 
-def store_refusals(handler: F) -> F:
+def store_refusals(handler: Callable[[Req], Awaitable[Res]]) -> Callable[[Req], Awaitable[Res]]:
     """Redis trouble is `unavailable`: retry with the same message_id."""
 
     @functools.wraps(handler)
-    async def wrapped(request: Any) -> Any:
+    async def wrapped(request: Req) -> Res:
         try:
             return await handler(request)
         except (RedisError, OSError) as exc:
             raise BusError(ErrorCode.UNAVAILABLE, f"chat store unavailable ({type(exc).__name__})") from None
 
-    return wrapped  # type: ignore[return-value]
+    return wrapped
+
+
+class Seats:
+    """How far chat's view of the seats is behind the tables' event stream. A post refused as
+    not a member waits (at most `CATCH_UP` seconds) until every seat event the stream held at the
+    refusal is applied, then is judged again: a player whose join was answered may chat at once,
+    though their `seated` event reaches chat through JetStream."""
+
+    CATCH_UP = 1.0
+
+    def __init__(self, broker: NatsBroker, consumer: str) -> None:
+        self.broker = broker
+        self.consumer = consumer
+
+    async def catch_up(self) -> bool:
+        """Wait until the seats are applied up to the stream's present; False: nothing was behind."""
+        js = self.broker.config.connection_state.stream
+        try:
+            until = (await js.stream_info(subjects.TABLE_EVENTS_STREAM)).state.last_seq
+            deadline = time.monotonic() + self.CATCH_UP
+            waited = False
+            while time.monotonic() < deadline:
+                info = await js.consumer_info(subjects.TABLE_EVENTS_STREAM, self.consumer)
+                applied_all = not info.num_pending and not info.num_ack_pending
+                if applied_all or (info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= until):
+                    return waited
+                waited = True
+                await asyncio.sleep(0.01)
+        except Exception:  # JetStream away: judge with what is applied
+            log.warning("seat events not caught up", exc_info=True)
+        return True
 
 
 def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None:
     queue = subjects.CHAT_QUEUE
+    seats = Seats(broker, config.consumer)
 
     @responder(broker, subjects.CHAT_POST, ChatPost, queue=queue)
     @store_refusals
@@ -64,24 +104,40 @@ def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None
             "sent_at": datetime.now(UTC).isoformat(),
         }
         try:
-            stored = await store.post(req, req.participant_id, req.table_id, message)
+            try:
+                stored = await store.post(req, req.participant_id, req.table_id, message)
+            except Forbidden:
+                # a seat event published before this post (a join's, say) may still be on its way
+                if not await seats.catch_up():
+                    raise
+                stored = await store.post(req, req.participant_id, req.table_id, message)
         except Forbidden:
-            raise BusError(ErrorCode.FORBIDDEN, "only participants seated at or watching the table may chat",
-                           table_id=req.table_id, participant_id=req.participant_id) from None
+            raise BusError(
+                ErrorCode.FORBIDDEN,
+                "only participants seated at or watching the table may chat",
+                table_id=req.table_id,
+                participant_id=req.participant_id,
+            ) from None
         except Throttled as exc:
-            raise BusError(ErrorCode.THROTTLED, "too many chat messages; wait before posting again",
-                           retry_after=round(exc.retry_after_ms / 1000, 3), limit=config.max_messages,
-                           window_seconds=config.window_seconds) from None
+            raise BusError(
+                ErrorCode.THROTTLED,
+                "too many chat messages; wait before posting again",
+                retry_after=round(exc.retry_after_ms / 1000, 3),
+                limit=config.max_messages,
+                window_seconds=config.window_seconds,
+            ) from None
         except IdempotencyConflict:
-            raise BusError(ErrorCode.CONFLICT, "message_id was used before for a different post",
-                           message_id=req.message_id) from None
+            raise BusError(
+                ErrorCode.CONFLICT, "message_id was used before for a different post", message_id=req.message_id
+            ) from None
         # published again on a retry (the first publish may be what failed); consumers drop
         # repeats by event_id. A failed publish does not fail the post: it is in the history.
-        event = ChatMessageEvent(event_id=stored.message.id, correlation_id=req.correlation_id,
-                                 table_id=req.table_id, message=stored.message)
+        event = ChatMessageEvent(
+            event_id=stored.message.id, correlation_id=req.correlation_id, table_id=req.table_id, message=stored.message
+        )
         try:
             await broker.publish(event.model_dump(mode="json"), subjects.chat_events(req.table_id))
-        except Exception:  # noqa: BLE001 - logged; the message is stored
+        except Exception:  # logged; the message is stored
             log.warning("chat event not published", extra={"correlation_id": req.correlation_id}, exc_info=True)
         return ChatPosted(message=stored.message, duplicate=stored.duplicate)
 
@@ -92,19 +148,45 @@ def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None
         kept = await store.history(req.table_id)
         if req.before is not None:
             kept = [m for m in kept if m.seq < req.before]
-        page = kept[-req.limit:]
+        page = kept[-req.limit :]
         return ChatHistoryPage(table_id=req.table_id, messages=page, has_more=len(kept) > len(page))
 
     @responder(broker, subjects.CHAT_JOIN, ChatJoin, queue=queue)
     @store_refusals
     async def join(req: ChatJoin) -> ChatMembership:
-        """A participant sat down at or watches a table: they may post there."""
-        changed = await store.join(req.table_id, req.participant_id)
+        """A participant watches a table (for `ttl_seconds`, or until ChatLeave): they may post there."""
+        changed = await store.join(req.table_id, req.participant_id, req.ttl_seconds)
         return ChatMembership(table_id=req.table_id, participant_id=req.participant_id, member=True, changed=changed)
 
     @responder(broker, subjects.CHAT_LEAVE, ChatLeave, queue=queue)
     @store_refusals
     async def leave(req: ChatLeave) -> ChatMembership:
-        """A participant neither sits at nor watches a table any more: they may not post there."""
+        """A participant stopped watching a table: unless seated, they may not post there."""
         changed = await store.leave(req.table_id, req.participant_id)
         return ChatMembership(table_id=req.table_id, participant_id=req.participant_id, member=False, changed=changed)
+
+    declare_contract(subjects.TABLE_PUBLIC_EVENTS_ALL, TableEvent)
+
+    @broker.subscriber(
+        subjects.TABLE_PUBLIC_EVENTS_ALL,
+        stream=JStream(subjects.TABLE_EVENTS_STREAM, declare=False),
+        durable=config.consumer,
+        deliver_policy=DeliverPolicy.NEW,
+        # one message per call, handled as soon as it is fetched (a batch would wait to fill);
+        # a fetch's messages run concurrently, which the seq order in the store makes harmless
+        pull_sub=PullSub(batch_size=100, timeout=1.0),
+        ack_policy=AckPolicy.NACK_ON_ERROR,
+        title="table seat events -> chat membership",
+    )
+    async def on_table_events(msg: NatsMessage) -> None:
+        """Who sits where, from the table's own events (an older event of a table never undoes
+        a newer one); a Redis failure nacks the event for redelivery."""
+        try:
+            ev = TableEvent.model_validate_json(msg.body)
+        except ValidationError:
+            log.warning("unreadable table event dropped")
+            return
+        if ev.kind in SEATS_EMPTIED:
+            await store.empty(ev.table_id, ev.seq)
+        elif (ev.kind in SEAT_TAKEN or ev.kind in SEAT_FREED) and ev.participant_id:
+            await store.seat(ev.table_id, ev.participant_id, ev.seq, seated=ev.kind in SEAT_TAKEN)

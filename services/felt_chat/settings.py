@@ -12,3 +12,5 @@ class ChatSettings(BaseSettings):
     window_seconds: float = Field(default=10.0, gt=0, le=86_400)  # the sliding throttle window
     history_size: int = Field(default=100, ge=1, le=10_000)  # messages kept per table
     idempotency_ttl_seconds: int = Field(default=3600, ge=1)  # how long a post's message_id is remembered
+    #: the durable JetStream consumer that follows every table's seat events (membership)
+    consumer: str = Field(default="felt-chat-seats", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")

@@ -16,11 +16,17 @@ def check_text(raw: str) -> str:
     """The cleaned text, or `invalid_message` (empty or longer than 500 characters)."""
     text = clean_chat_text(raw)
     if not text:
-        raise BusError(ErrorCode.INVALID_MESSAGE, "chat text is empty", reason="empty", length=0,
-                       max_chars=MAX_CHAT_CHARS)
+        raise BusError(
+            ErrorCode.INVALID_MESSAGE, "chat text is empty", reason="empty", length=0, max_chars=MAX_CHAT_CHARS
+        )
     if len(text) > MAX_CHAT_CHARS:
-        raise BusError(ErrorCode.INVALID_MESSAGE, f"chat text is longer than {MAX_CHAT_CHARS} characters",
-                       reason="too_long", length=len(text), max_chars=MAX_CHAT_CHARS)
+        raise BusError(
+            ErrorCode.INVALID_MESSAGE,
+            f"chat text is longer than {MAX_CHAT_CHARS} characters",
+            reason="too_long",
+            length=len(text),
+            max_chars=MAX_CHAT_CHARS,
+        )
     return text
 
 

@@ -8,7 +8,17 @@ from fastapi import APIRouter, Request
 
 from felt_gateway.auth import Owner, Who, identity
 from felt_gateway.errors import RESPONSES
-from felt_gateway.schemas import AgentBody, AgentKey, LoggedIn, LoginBody, Me, ParticipantOut, Revoked, SignedUp, SignUpBody
+from felt_gateway.schemas import (
+    AgentBody,
+    AgentKey,
+    LoggedIn,
+    LoginBody,
+    Me,
+    ParticipantOut,
+    Revoked,
+    SignedUp,
+    SignUpBody,
+)
 
 router = APIRouter(prefix="/api/v2/accounts", tags=["accounts"], responses=RESPONSES)
 
@@ -22,14 +32,20 @@ async def sign_up(request: Request, body: SignUpBody) -> SignedUp:
 
 @router.post("/login", response_model=LoggedIn, summary="Log in: a bearer token that expires")
 async def log_in(request: Request, body: LoginBody) -> LoggedIn:
+    """Throttled against password guessing: over the attempts allowed per email (or per client
+    address) in a window, 429 `throttled` with `Retry-After`, whatever the password."""
     ident = identity(request)
+    throttle = request.app.state.login_throttle
+    address = request.client.host if request.client else "unknown"
+    await throttle.attempt(body.email, address)
     token, expires, owner_id = await ident.log_in(body.email, body.password)
+    await throttle.succeeded(body.email, address)
     who = await ident.authenticate(token)
     return LoggedIn(token=token, expires_at=expires, owner_id=owner_id, participant_id=who.participant_id)
 
 
 @router.post("/logout", status_code=204, summary="Revoke this login token")
-async def log_out(request: Request, who: Owner) -> None:  # noqa: ARG001
+async def log_out(request: Request, who: Owner) -> None:
     header = request.headers.get("authorization", "")
     await identity(request).log_out(header.partition(" ")[2].strip())
 
@@ -42,7 +58,11 @@ async def me(request: Request, who: Who) -> Me:
     out: list[ParticipantOut] = []
     for r in visible:
         prefix = await ident.key_state(r.id) if r.kind == "AGENT" else None
-        out.append(ParticipantOut(participant_id=r.id, kind=r.kind, name=r.name, created_at=r.created_at, api_key_prefix=prefix))  # type: ignore[arg-type]
+        out.append(
+            ParticipantOut(
+                participant_id=r.id, kind=r.kind, name=r.name, created_at=r.created_at, api_key_prefix=prefix
+            )
+        )
     return Me(owner_id=who.owner_id, participant_id=who.participant_id, kind=who.kind, name=who.name, participants=out)
 
 

@@ -5,27 +5,30 @@ REST routers and the WebSocket."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from typing import Any
+
 from fastapi import FastAPI
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from felt_contracts import subjects
-from felt_contracts.health import HealthRequest, HealthStatus
+from felt_contracts.base import new_id
 from felt_gateway import accounts, errors, poker, ws
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
 from felt_gateway.idempotency import Idempotency
 from felt_gateway.identity import Identity
+from felt_gateway.login_throttle import LoginThrottle
 from felt_gateway.chat_members import ChatMembers
 from felt_gateway.presence import Presence
 from felt_gateway.settings import GatewaySettings
-from felt_runtime.bus import make_broker, responder
+from felt_runtime.bus import make_broker
 from felt_runtime.db import migrate
-from felt_runtime.service import VERSION, ServiceContext, load_settings
+from felt_runtime.logs import CORRELATION
+from felt_runtime.service import VERSION, Probe, Probes, ServiceContext, load_settings
 from felt_runtime.settings import Settings
 
 log = logging.getLogger("felt.gateway")
@@ -39,23 +42,42 @@ or `Authorization: Bearer <api key>` / `X-API-Key` (an agent). Errors are
 `{code, message, details}`. People use the WebSocket `/ws` (docs/protocol.md)."""
 
 
+class Correlate:
+    """One correlation id per HTTP request (the caller's `X-Correlation-Id`, or a new one),
+    returned in the response: every bus call made for it, and every log line about it in any
+    service, carries it. Plain ASGI (no per-request task, unlike `BaseHTTPMiddleware`)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = next((v for k, v in scope["headers"] if k == b"x-correlation-id"), b"").decode("latin-1")[:200]
+        cid = given or new_id()
+        token = CORRELATION.set(cid)
+
+        async def send_with_id(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), (b"x-correlation-id", cid.encode("latin-1"))]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            CORRELATION.reset(token)
+
+
 def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI, ServiceContext]:
     gw = gw or load_settings("gateway", GatewaySettings)
     broker = make_broker(settings.nats_url, "gateway")
     ctx = ServiceContext(name="gateway", settings=settings, broker=broker)
     engine = ctx.database()
     redis = ctx.redis()
-    bus = Bus(broker, settings.request_timeout)
+    bus = Bus(broker, settings.request_timeout, join_slots=gw.join_slots, join_timeout=gw.join_timeout_seconds)
 
-    async def status() -> HealthStatus:
-        checks = {"nats": "ok" if await broker.ping(2) else "unreachable", **await ctx.check_all()}
-        return HealthStatus(service="gateway", status="ok" if all(v == "ok" for v in checks.values()) else "degraded",
-                            version=VERSION, checks=checks)
-
-    @responder(broker, subjects.health("gateway"), HealthRequest, queue="felt-gateway-health")
-    async def health(_: HealthRequest) -> HealthStatus:
-        """Report the gateway's health and its dependencies'."""
-        return await status()
+    probes = Probes(ctx)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -77,27 +99,40 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     app.state.engine = engine
     app.state.bus = bus
     app.state.hub = Hub(broker, linger=gw.feed_linger_seconds)
-    app.state.presence = Presence(bus)
+    app.state.presence = presence = Presence(bus, redis)
+    ctx.on_startup(presence.start)
+    ctx.on_shutdown(presence.stop)
     app.state.chat_members = ChatMembers(bus)
-    app.state.identity = Identity(engine, broker, token_ttl=gw.token_ttl_seconds, timeout=settings.request_timeout,
-                                  cache_seconds=gw.auth_cache_seconds)
+    app.state.identity = Identity(
+        engine,
+        broker,
+        token_ttl=gw.token_ttl_seconds,
+        timeout=settings.request_timeout,
+        cache_seconds=gw.auth_cache_seconds,
+    )
     app.state.idempotency = Idempotency(redis, gw.idempotency_ttl_seconds)
+    app.state.login_throttle = LoginThrottle(
+        redis,
+        per_email=gw.login_attempts_per_email,
+        per_address=gw.login_attempts_per_address,
+        window=gw.login_window_seconds,
+    )
     app.state.connections = set()
-    app.state.hand_tables = {}
     errors.install(app)
+    app.add_middleware(Correlate)
     app.include_router(accounts.router)
     app.include_router(poker.router)
     app.add_api_websocket_route("/ws", ws.endpoint)
 
-    @app.get("/healthz", include_in_schema=False)
-    async def healthz() -> JSONResponse:
-        alive = await broker.ping(2)
-        return JSONResponse({"service": "gateway", "status": "ok" if alive else "nats unreachable"}, status_code=200 if alive else 503)
+    def http(probe: Callable[[], Awaitable[Probe]]) -> Callable[[], Awaitable[Response]]:
+        async def route() -> Response:
+            answer = await probe()
+            return Response(answer.body, status_code=answer.status, media_type=answer.content_type)
 
-    @app.get("/readyz", include_in_schema=False)
-    async def readyz() -> JSONResponse:
-        current = await status()
-        return JSONResponse(current.model_dump(), status_code=200 if current.status == "ok" else 503)
+        return route
+
+    for path, probe in probes.routes().items():  # /healthz, /readyz, /metrics: the runtime's
+        app.add_api_route(path, http(probe), methods=["GET"], include_in_schema=False)
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
@@ -106,5 +141,3 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app, ctx
-
-

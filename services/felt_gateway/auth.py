@@ -30,7 +30,9 @@ async def principal(
 ) -> Principal:
     secret = creds.credentials if creds else key
     if not secret:
-        raise ApiError(ErrorCode.UNAUTHORIZED, "authentication required", headers_hint="Authorization: Bearer <token or API key>")
+        raise ApiError(
+            ErrorCode.UNAUTHORIZED, "authentication required", headers_hint="Authorization: Bearer <token or API key>"
+        )
     if len(secret) > 200:
         raise ApiError(ErrorCode.UNAUTHORIZED, "credentials not recognised")
     return await identity(request).authenticate(secret)

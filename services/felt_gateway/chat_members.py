@@ -1,10 +1,12 @@
-"""Who may speak at a table, as the gateway tells chat: a participant who sits there or watches
-it (seed 004), over the WebSocket or over REST. Best effort: a chat failure never fails or
-delays the seat, read or action it accompanies.
+"""Who watches a table, as the gateway tells chat (seed 004: a participant who sits at a table
+or watches it may speak there). Seats need no call: chat follows the table's own seat events.
+Watching is what only the gateway knows: a WebSocket subscribed to the table (until the
+participant's last socket there closes), or over REST a read of the table's view or events.
+Best effort: a chat failure never fails or delays the read or subscription it accompanies.
 
-An agent watches over REST by reading a table's view or events; there is no socket to open or
-close. The first read tells chat that it watches (`ChatJoin`, role `watching`), and the pair
-is remembered for `TTL` seconds so a long-poll loop does not ask chat on every call.
+An agent watches over REST by reading; there is no socket to open or close. Its first read tells
+chat that it watches for `REST_WATCH` seconds, and the pair is remembered for `TTL` seconds so a
+long-poll loop asks chat at most once a minute (each ask extends the watch).
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ from __future__ import annotations
 from cachetools import TTLCache
 
 from felt_contracts import subjects
-from felt_contracts.chat import ChatJoin, ChatLeave, ChatMembership, ChatRole
+from felt_contracts.chat import ChatJoin, ChatLeave, ChatMembership
 from felt_gateway.clients import Bus
 from felt_runtime.bus import BusError
 
-TTL = 60.0  # seconds a (table, participant) pair counts as joined without asking chat again
+TTL = 60.0  # seconds a (table, participant) REST watch counts as told without asking chat again
+REST_WATCH = 2 * TTL  # seconds a REST read makes its reader a watcher
 MAX_PAIRS = 100_000
 
 
@@ -25,23 +28,26 @@ class ChatMembers:
         self.bus = bus
         self.joined: TTLCache[tuple[str, str], bool] = TTLCache(maxsize=MAX_PAIRS, ttl=TTL)
 
-    async def join(self, table_id: str, participant_id: str, role: ChatRole) -> None:
-        """Make the participant a chat member of the table (seated or watching)."""
+    async def _call(self, subject: str, request: ChatJoin | ChatLeave) -> bool:
         try:
-            await self.bus.call(subjects.CHAT_JOIN, ChatJoin(table_id=table_id, participant_id=participant_id, role=role), ChatMembership, timeout=2)
+            await self.bus.call(subject, request, ChatMembership, timeout=2)
         except BusError:
-            return
-        self.joined[(table_id, participant_id)] = True
+            return False
+        return True
 
     async def watched(self, table_id: str, participant_id: str) -> None:
         """A REST read of the table's view or events."""
-        if (table_id, participant_id) not in self.joined:
-            await self.join(table_id, participant_id, ChatRole.WATCHING)
+        if (table_id, participant_id) in self.joined:
+            return
+        join = ChatJoin(table_id=table_id, participant_id=participant_id, ttl_seconds=REST_WATCH)
+        if await self._call(subjects.CHAT_JOIN, join):
+            self.joined[(table_id, participant_id)] = True
 
-    async def leave(self, table_id: str, participant_id: str) -> None:
-        """The participant neither sits nor watches any more (the next read joins again)."""
-        self.joined.pop((table_id, participant_id), None)
-        try:
-            await self.bus.call(subjects.CHAT_LEAVE, ChatLeave(table_id=table_id, participant_id=participant_id), ChatMembership, timeout=2)
-        except BusError:
-            pass
+    async def subscribed(self, table_id: str, participant_id: str) -> None:
+        """A socket of the participant subscribed to the table: watching until `unsubscribed`."""
+        await self._call(subjects.CHAT_JOIN, ChatJoin(table_id=table_id, participant_id=participant_id))
+
+    async def unsubscribed(self, table_id: str, participant_id: str) -> None:
+        """The participant's last socket watching the table, on any gateway, closed."""
+        self.joined.pop((table_id, participant_id), None)  # a later REST read watches again
+        await self._call(subjects.CHAT_LEAVE, ChatLeave(table_id=table_id, participant_id=participant_id))

@@ -1,33 +1,88 @@
-"""The table command each client request becomes — one place for REST (`poker.py`) and the
-WebSocket (`ws.py`). Who sends it (participant, owner, kind, name) always comes from the
-credentials, never from the request."""
+"""The bus request each client request becomes — one place for REST (`poker.py`) and the
+WebSocket (`ws.py`): table commands, their message ids, chat posts. Who sends it (participant,
+owner, kind, name, credential) always comes from the credentials, never from the request."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from felt_contracts.chat import ChatPost
 from felt_contracts.table import (
-    Act, Join, Leave, ParticipantCommand, ParticipantKind, SetAutoRebuy, SetPreAction, Show, SitIn, SitOut, Start,
+    Act,
+    Join,
+    Leave,
+    ParticipantCommand,
+    ParticipantKind,
+    SetAutoRebuy,
+    SetPreAction,
+    Show,
+    SitIn,
+    SitOut,
+    Start,
 )
+from felt_contracts.names import ActionName
 from felt_gateway.identity import Principal
 
 #: client command name (the WebSocket frame `type`) -> the table command
 COMMANDS: dict[str, type[ParticipantCommand]] = {
-    "join": Join, "start": Start, "leave": Leave, "preaction": SetPreAction,
-    "sitOut": SitOut, "sitIn": SitIn, "show": Show, "autoRebuy": SetAutoRebuy,
+    "join": Join,
+    "start": Start,
+    "leave": Leave,
+    "preaction": SetPreAction,
+    "sitOut": SitOut,
+    "sitIn": SitIn,
+    "show": Show,
+    "autoRebuy": SetAutoRebuy,
 }
 
 
 def command(who: Principal, name: str, **fields: Any) -> ParticipantCommand:
     """`name` (a key of COMMANDS) with the request's own fields, sent as `who`."""
     if name == "join":
-        fields |= {"owner_id": who.owner_id, "name": who.name[:50],
-                   "kind": ParticipantKind.HUMAN if who.kind == "HUMAN" else ParticipantKind.AGENT}
-    return COMMANDS[name](participant_id=who.participant_id, **fields)
+        fields |= {
+            "owner_id": who.owner_id,
+            "name": who.name[:50],
+            "kind": ParticipantKind.HUMAN if who.kind == "HUMAN" else ParticipantKind.AGENT,
+        }
+    return COMMANDS[name](participant_id=who.participant_id, credential_id=who.credential_id, **fields)
 
 
-def act(who: Principal, action: str, amount: int | None, cards: list[str] | tuple[str, ...],
-        hand_id: str | None, turn_id: int | None) -> Act:
+def act(
+    who: Principal,
+    action: ActionName,
+    amount: int | None,
+    cards: list[str] | tuple[str, ...],
+    hand_id: str | None,
+    turn_id: int | None,
+) -> Act:
     """The table's `Act` from the client's action JSON (seed 004; REST body or `act` frame)."""
-    return Act(participant_id=who.participant_id, action=action, amount=amount, cards=tuple(cards),  # type: ignore[arg-type]
-               hand_id=hand_id, turn_id=turn_id)
+    return Act(
+        participant_id=who.participant_id,
+        credential_id=who.credential_id,
+        action=action,
+        amount=amount,
+        cards=tuple(cards),
+        hand_id=hand_id,
+        turn_id=turn_id,
+    )
+
+
+def message_id(who: Principal, name: str, key: str | None, *, socket: bool = False) -> str | None:
+    """The bus message id for a client's idempotency key (REST `Idempotency-Key`, WebSocket
+    `requestId`): the service applies a request once per id. None without a key."""
+    if not key:
+        return None
+    return f"{'ws:' if socket else ''}{name}:{who.participant_id}:{key}"[:200]
+
+
+def chat_post(who: Principal, table_id: str, text: str, key: str | None) -> ChatPost:
+    """A chat post as `who` (its display name from the credentials); `key` from either door
+    names the same post (chat applies it once per participant and id)."""
+    extra = {"message_id": mid} if (mid := message_id(who, "chat", key)) else {}
+    return ChatPost(
+        table_id=table_id,
+        participant_id=who.participant_id,
+        display_name=(who.name or who.participant_id)[:64],
+        text=text,
+        **extra,
+    )

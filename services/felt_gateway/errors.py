@@ -71,15 +71,22 @@ class ApiError(Exception):
         self.details = details
 
 
-def error_response(code: str, message: str, status: int, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    code: str, message: str, status: int, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     body = ErrorBody(code=code, message=message, details=details or {})
     return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
 
+def retry_after(code: str, details: dict[str, Any]) -> dict[str, str] | None:
+    """A throttled refusal says when to come back: `Retry-After` in whole seconds (at least 1)."""
+    if code == ErrorCode.THROTTLED and "retry_after" in details:
+        return {"Retry-After": str(max(1, int(float(details["retry_after"]) + 0.999)))}
+    return None
+
+
 def from_bus(exc: BusError) -> JSONResponse:
-    headers = None
-    if exc.code == ErrorCode.THROTTLED and "retry_after" in exc.details:
-        headers = {"Retry-After": str(max(1, int(float(exc.details["retry_after"]) + 0.999)))}
+    headers = retry_after(exc.code, exc.details)
     return error_response(exc.code.value, exc.message, status_for(exc.code), _jsonable(exc.details), headers)
 
 
@@ -89,17 +96,32 @@ def _jsonable(details: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(details, default=str))
 
 
-HTTP_CODES = {400: ErrorCode.MALFORMED, 401: ErrorCode.UNAUTHORIZED, 403: ErrorCode.FORBIDDEN, 404: ErrorCode.NOT_FOUND,
-              405: ErrorCode.MALFORMED, 409: ErrorCode.CONFLICT, 413: ErrorCode.MALFORMED, 415: ErrorCode.MALFORMED,
-              422: ErrorCode.VALIDATION, 429: ErrorCode.THROTTLED, 503: ErrorCode.UNAVAILABLE}
+HTTP_CODES = {
+    400: ErrorCode.MALFORMED,
+    401: ErrorCode.UNAUTHORIZED,
+    403: ErrorCode.FORBIDDEN,
+    404: ErrorCode.NOT_FOUND,
+    405: ErrorCode.MALFORMED,
+    409: ErrorCode.CONFLICT,
+    413: ErrorCode.MALFORMED,
+    415: ErrorCode.MALFORMED,
+    422: ErrorCode.VALIDATION,
+    429: ErrorCode.THROTTLED,
+    503: ErrorCode.UNAVAILABLE,
+}
 
 #: error responses documented on every route
 RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": desc}
     for status, desc in {
-        400: "bad input", 401: "not authenticated", 403: "forbidden or not admitted",
-        404: "not found", 409: "state conflict or stale turn", 422: "validation failed",
-        429: "throttled", 503: "a dependency is unavailable",
+        400: "bad input",
+        401: "not authenticated",
+        403: "forbidden or not admitted",
+        404: "not found",
+        409: "state conflict or stale turn",
+        422: "validation failed",
+        429: "throttled",
+        503: "a dependency is unavailable",
     }.items()
 }
 
@@ -107,7 +129,9 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api(_: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.code, exc.message, exc.status, _jsonable(exc.details))
+        return error_response(
+            exc.code, exc.message, exc.status, _jsonable(exc.details), retry_after(exc.code, exc.details)
+        )
 
     @app.exception_handler(BusError)
     async def _bus(_: Request, exc: BusError) -> JSONResponse:
@@ -121,7 +145,8 @@ def install(app: FastAPI) -> None:
             {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
             for e in exc.errors()
         ]
-        if any(e["type"] in ("json_invalid", "model_attributes_type") or e["type"].startswith("json") for e in errors):
+        kinds = [str(e.get("type", "")) for e in exc.errors()]
+        if any(k == "model_attributes_type" or k.startswith("json") for k in kinds):
             return error_response(ErrorCode.MALFORMED, "request body is not valid JSON", 400, {"errors": errors})
         return error_response(ErrorCode.VALIDATION, "request failed validation", 422, {"errors": errors})
 

@@ -9,9 +9,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, model_validator
 from pydantic.alias_generators import to_camel
 
+from felt_contracts.table import WellFormedTableId as TableId
+from felt_contracts.names import PreActionName
 from felt_gateway.schemas import ActionType, CardText, check_action_shape
 
-TableId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
 RequestId = Annotated[str, Field(min_length=1, max_length=64)]
 Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
 
@@ -53,6 +54,7 @@ class CommandFrame(Frame):
     """A frame that becomes one table command (`commands.COMMANDS[type]`): its fields besides
     `type`, `tableId` and `requestId` are the command's. Answered by `result` or `error`."""
 
+    type: str  # each command frame's own Literal
     table_id: TableId
     request_id: RequestId | None = None
 
@@ -84,7 +86,7 @@ class ActFrame(Frame):
 
 class PreActionFrame(CommandFrame):
     type: Literal["preaction"]
-    preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
+    preaction: PreActionName | None
 
 
 class JoinFrame(CommandFrame):
@@ -142,13 +144,39 @@ class Ping(Frame):
 
 
 ClientFrame = Annotated[
-    Auth | Subscribe | Unsubscribe | ActFrame | PreActionFrame | JoinFrame | StartFrame | LeaveFrame | SitOutFrame
-    | SitInFrame | ShowFrame | AutoRebuyFrame | ChatFrame | Ping,
+    Auth
+    | Subscribe
+    | Unsubscribe
+    | ActFrame
+    | PreActionFrame
+    | JoinFrame
+    | StartFrame
+    | LeaveFrame
+    | SitOutFrame
+    | SitInFrame
+    | ShowFrame
+    | AutoRebuyFrame
+    | ChatFrame
+    | Ping,
     Field(discriminator="type"),
 ]
 CLIENT = TypeAdapter(ClientFrame)
-CLIENT_TYPES = ("auth", "subscribe", "unsubscribe", "act", "preaction", "join", "start", "leave", "sitOut", "sitIn",
-                "show", "autoRebuy", "chat", "ping")
+CLIENT_TYPES = (
+    "auth",
+    "subscribe",
+    "unsubscribe",
+    "act",
+    "preaction",
+    "join",
+    "start",
+    "leave",
+    "sitOut",
+    "sitIn",
+    "show",
+    "autoRebuy",
+    "chat",
+    "ping",
+)
 
 
 # --- server -> client ---------------------------------------------------------------------------

@@ -4,7 +4,8 @@
   table's public subject and every participant's private subject) on the broker's own nats-py
   connection, however many sockets and long-polls watch the table. It keeps the table's last
   numbered events in order (`base + 1 .. top`, at most `KEEP`), each with its public copy and
-  any private copies. A listener reads what *it* may see after its own `seq` straight from
+  any private copies. Which participant has a private copy of a seq is the table's mark (the
+  `PRIVATE_COPY` header, felt_contracts.table): the feed knows no event kinds. A listener reads what *it* may see after its own `seq` straight from
   memory: public copies for everyone, a participant's private copy only for that participant.
   Nothing is fetched from the table while the feed is contiguous with the listener.
 - A listener goes back to the table (`GetEvents`, the table's own redaction) only when the feed
@@ -25,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,30 +35,28 @@ from faststream.nats import NatsBroker
 from pydantic import ValidationError
 
 from felt_contracts import subjects
-from felt_contracts.table import TableEvent
+from felt_contracts.table import PRIVATE_COPY, GetEvents, TableEvent
 from felt_gateway import frames as F
+from felt_gateway.clients import Bus
 from felt_gateway.schemas import camel
 
 log = logging.getLogger("felt.gateway.hub")
 
 Listener = Callable[[str, bytes], None]
 
-#: public events whose participant also gets a private copy with the same seq (felt_contracts.table:
-#: own hole cards, own draw, the legal actions on their turn). That participant reads the private
-#: copy instead of the public one.
-COMPANION_KINDS = frozenset({"deal_hole", "draw", "turn"})
 KEEP = 2048  # events kept per table feed (a listener further behind asks the table)
 LINGER = 30.0  # seconds a feed stays subscribed after its last listener left (long-poll loops)
+MAX_IDLE = 256  # feeds lingering without listeners, at most
 
 
 @dataclass(slots=True)
 class Item:
-    """One seq of a table: its public copy (None for a private-only event) and private copies."""
+    """One seq of a table: its public copy (None for a private-only event) and private copies;
+    `copy_for` reads its private copy instead of the public one (the table's mark)."""
 
     seq: int
     public: dict[str, Any] | None
-    participant_id: str | None = None
-    companion: bool = False  # `participant_id` gets a private copy of this seq
+    copy_for: str | None = None
     private: dict[str, dict[str, Any]] = field(default_factory=dict)
     _frame: str | None = None
 
@@ -111,13 +109,14 @@ class Feed:
     # --- input ----------------------------------------------------------------------------
 
     async def on_msg(self, msg: Any) -> None:
-        self.receive(msg.subject, msg.data)
+        self.receive(msg.subject, msg.data, (msg.headers or {}).get(PRIVATE_COPY))
 
-    def receive(self, subject: str, data: bytes) -> None:
+    def receive(self, subject: str, data: bytes, copy_for: str | None = None) -> None:
+        """One message of the table's subjects; `copy_for`: its `PRIVATE_COPY` header."""
         if subject == self.public_subject:
             to = None
         elif subject.startswith(self.private_prefix):
-            to = subject[len(self.private_prefix):]
+            to = subject[len(self.private_prefix) :]
         else:
             return
         try:
@@ -128,7 +127,6 @@ class Feed:
         if ev.table_id != self.table_id:
             return
         n = ev.seq
-        companion_kind = ev.kind in COMPANION_KINDS and ev.participant_id is not None
         if self.base is None:
             self.base = n - 1
         if n <= self.base:
@@ -137,9 +135,11 @@ class Feed:
         if n <= top:
             item = self.items[n - self.base - 1]
             if to is not None and item.public is not None:
-                if not item.companion:
-                    log.warning("private copy of a public event without one expected",
-                                extra={"table_id": self.table_id, "seq": n, "kind": ev.kind})
+                if item.copy_for != to:
+                    log.warning(
+                        "private copy of a public event without one expected",
+                        extra={"table_id": self.table_id, "seq": n, "kind": ev.kind},
+                    )
                 item.private[to] = camel(ev)
                 self.notify()
             return
@@ -149,16 +149,18 @@ class Feed:
             self.items.clear()
             self.base = n - 1
         if to is None:
-            item = Item(n, camel(ev), ev.participant_id, companion_kind)
-        elif companion_kind:  # the public copy of this seq was missed
+            item = Item(n, camel(ev), copy_for)
+        elif copy_for is not None:  # the public copy of this seq was missed
             self.gaps += 1
-            log.info("table feed gap (private copy without its public one)", extra={"table_id": self.table_id, "seq": n})
+            log.info(
+                "table feed gap (private copy without its public one)", extra={"table_id": self.table_id, "seq": n}
+            )
             self.items.clear()
             self.base = n
             self.notify()
             return
         else:  # private-only (preaction, auto_rebuy): invisible to everyone else
-            item = Item(n, None, to, False, {to: camel(ev)})
+            item = Item(n, None, None, {to: camel(ev)})
         self.items.append(item)
         if len(self.items) > KEEP:
             self.items.popleft()
@@ -189,19 +191,80 @@ class Feed:
             mine = item.private.get(viewer)
             if mine is not None:
                 out.append((item, mine, False))
-            elif item.companion and item.participant_id == viewer:
+            elif item.copy_for == viewer:
                 if i == len(items) - 1:
                     break  # its private copy is on its way
                 return Read(out, last, fetch=True)  # ... and never came
             elif item.public is not None:
-                if item.participant_id == viewer:  # the table's own-event id for the actor
-                    out.append((item, dict(item.public, eventId=f"{item.public['eventId']}:{viewer}"), False))
-                else:
-                    out.append((item, item.public, True))
+                out.append((item, item.public, True))
             last = item.seq
             if len(out) >= limit:
                 return Read(out, last, more=i < len(items) - 1)
         return Read(out, last)
+
+
+# --- the one reader of a table for a viewer: the feed, else the table ------------------------
+
+#: a client's event, ready to send: (seq, the event as the viewer sees it, the feed item when the
+#: event is its shared public copy — whose frame is serialized once for every socket)
+Entry = tuple[int, dict[str, Any], Item | None]
+
+
+@dataclass(slots=True)
+class Batch:
+    """What `next_events` found: `events`, `last` = the seq the viewer is complete up to, `more`
+    = ask again at once, `behind` = the table is not yet where the feed is (ask again shortly),
+    `asked` = the table answered (it exists)."""
+
+    events: list[Entry]
+    last: int
+    more: bool = False
+    behind: bool = False
+    asked: bool = False
+
+
+def _entries(read: Read) -> list[Entry]:
+    return [(item.seq, event, item if shared else None) for item, event, shared in read.entries]
+
+
+def _table_entries(events: Any) -> list[Entry]:
+    return [(ev.seq, camel(ev), None) for ev in events]
+
+
+async def next_events(feed: Feed, bus: Bus, viewer: str, after: int, limit: int) -> Batch:
+    """The next events `viewer` may see after `after`, for long-polls and sockets alike: from the
+    feed's memory while it reaches back to `after`, else from the table (`GetEvents`, its own
+    redaction), which also tells the feed from where it may answer."""
+    read = feed.read(viewer, after, limit)
+    if read.entries or not read.fetch:
+        return Batch(_entries(read), read.last, more=read.more or (read.fetch and bool(read.entries)))
+    result = await bus.table(feed.table_id, GetEvents(after_seq=read.last, viewer=viewer, limit=limit))
+    complete = len(result.events) < limit
+    last = max(read.last, result.seq) if complete else result.events[-1].seq
+    if complete:
+        feed.prime(result.seq)
+    behind = not result.events and feed.read(viewer, last, 1).fetch
+    return Batch(_table_entries(result.events), last, more=not behind, behind=behind, asked=True)
+
+
+#: the most events a reconnect replays; further behind, it gets a snapshot
+REPLAY = 5000
+
+
+async def replay(feed: Feed, bus: Bus, viewer: str, last_seq: int) -> Batch | None:
+    """Every event after a reconnect's `last_seq` (from memory when the feed holds them all, else
+    from the table when it has them all), or None: the client needs a snapshot instead."""
+    if feed.covers(last_seq):
+        read = feed.read(viewer, last_seq, REPLAY)
+        if not read.fetch and not read.more:
+            return Batch(_entries(read), read.last)
+    result = await bus.table(feed.table_id, GetEvents(after_seq=last_seq, viewer=viewer, limit=REPLAY))
+    events = result.events
+    contiguous = events[0].seq == last_seq + 1 and events[-1].seq >= result.seq if events else result.seq == last_seq
+    if not contiguous:
+        return None
+    feed.prime(result.seq)
+    return Batch(_table_entries(events), max(last_seq, result.seq), asked=True)
 
 
 class Hub:
@@ -232,11 +295,28 @@ class Hub:
             feed.watchers.add(wake)
             return feed
 
-    def unwatch(self, feed: Feed, wake: asyncio.Event) -> None:
+    def unwatch(self, feed: Feed, wake: asyncio.Event, *, linger: bool = True) -> None:
+        """`linger=False` (the watch failed: no such table, say): close at once, so that
+        subscribing to unknown tables in a loop holds no subscriptions. At most `MAX_IDLE`
+        feeds linger; beyond that the one idle longest closes at once."""
         feed.watchers.discard(wake)
-        if not feed.watchers and feed.linger is None and self._feeds.get(feed.table_id) is feed:
-            loop = asyncio.get_running_loop()
+        if feed.watchers or self._feeds.get(feed.table_id) is not feed:
+            return
+        loop = asyncio.get_running_loop()
+        if not linger:
+            if feed.linger is not None:
+                feed.linger.cancel()
+            feed.linger = None
+            loop.create_task(self._close(feed))
+            return
+        if feed.linger is None:
             feed.linger = loop.call_later(self.linger, lambda: loop.create_task(self._close(feed)))
+            idle = [(f, f.linger) for f in self._feeds.values() if f.linger is not None]
+            if len(idle) > MAX_IDLE:
+                oldest, timer = min(idle, key=lambda pair: pair[1].when())
+                timer.cancel()
+                oldest.linger = None
+                loop.create_task(self._close(oldest))
 
     async def _close(self, feed: Feed) -> None:
         async with self._lock:
@@ -258,11 +338,12 @@ class Hub:
         async with self._lock:
             self._listeners.setdefault(subject, set()).add(listener)
             if subject not in self._subs:
+
                 async def on_msg(msg: Any, subject: str = subject) -> None:
                     for fn in list(self._listeners.get(subject, ())):
                         try:
                             fn(subject, msg.data)
-                        except Exception:  # noqa: BLE001 - one listener never breaks the others
+                        except Exception:  # one listener never breaks the others
                             log.exception("listener failed")
 
                 self._subs[subject] = await self._client().subscribe(subject, cb=on_msg)

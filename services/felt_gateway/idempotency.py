@@ -22,10 +22,6 @@ PENDING = "pending"
 CLAIM_SECONDS = 60
 
 
-def fingerprint(method: str, path: str, body: Any) -> str:
-    return hashlib.sha256(json.dumps([method, path, body], sort_keys=True, default=str).encode()).hexdigest()
-
-
 class Outcome:
     def __init__(self, status: int, body: Any, replayed: bool = False) -> None:
         self.status = status
@@ -42,7 +38,9 @@ class Idempotency:
     def _key(participant_id: str, key: str) -> str:
         return f"felt:gw:idem:{participant_id}:{hashlib.sha256(key.encode()).hexdigest()}"
 
-    async def run(self, participant_id: str, key: str | None, fp: str, work: Callable[[], Awaitable[Outcome]]) -> Outcome:
+    async def run(
+        self, participant_id: str, key: str | None, fp: str, work: Callable[[], Awaitable[Outcome]]
+    ) -> Outcome:
         if not key:
             return await work()
         if len(key) > 200:
@@ -55,9 +53,19 @@ class Idempotency:
                 return await self.run(participant_id, key, fp, work)
             stored = json.loads(raw)
             if stored["fp"] != fp:
-                raise ApiError(ErrorCode.CONFLICT, "this Idempotency-Key was used for a different request", 409, reason="idempotency_key_reused")
+                raise ApiError(
+                    ErrorCode.CONFLICT,
+                    "this Idempotency-Key was used for a different request",
+                    409,
+                    reason="idempotency_key_reused",
+                )
             if stored["state"] == PENDING:
-                raise ApiError(ErrorCode.CONFLICT, "a request with this Idempotency-Key is still in progress", 409, reason="in_progress")
+                raise ApiError(
+                    ErrorCode.CONFLICT,
+                    "a request with this Idempotency-Key is still in progress",
+                    409,
+                    reason="in_progress",
+                )
             return Outcome(stored["status"], stored["body"], replayed=True)
         try:
             outcome = await work()
@@ -67,5 +75,9 @@ class Idempotency:
         if outcome.status == 503:
             await self.redis.delete(rkey)
         else:
-            await self.redis.set(rkey, json.dumps({"state": "done", "fp": fp, "status": outcome.status, "body": outcome.body}), ex=self.ttl)
+            await self.redis.set(
+                rkey,
+                json.dumps({"state": "done", "fp": fp, "status": outcome.status, "body": outcome.body}),
+                ex=self.ttl,
+            )
         return outcome

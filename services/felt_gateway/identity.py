@@ -14,14 +14,14 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Final, Literal
 
 import sqlalchemy as sa
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from faststream.nats import NatsBroker
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
@@ -32,8 +32,9 @@ from felt_runtime.bus import BusError, call
 
 TOKEN_PREFIX = "felt_t_"
 KEY_PREFIX = "felt_ak_"
-HUMAN = "HUMAN"
-AGENT = "AGENT"
+Kind = Literal["HUMAN", "AGENT"]
+HUMAN: Final = "HUMAN"
+AGENT: Final = "AGENT"
 
 _hasher = PasswordHasher()
 #: verified against when the email is unknown, so timing does not reveal which emails exist
@@ -62,22 +63,26 @@ class Principal:
 
     owner_id: str
     participant_id: str
-    kind: Literal["HUMAN", "AGENT"]
+    kind: Kind
     via: Literal["token", "api_key"]
     name: str = ""
+    #: which credential: the API key's id, or `token-` and a prefix of the token's hash (its limits policy)
+    credential_id: str | None = None
 
 
 @dataclass(frozen=True)
 class ParticipantRow:
     id: str
     owner_id: str
-    kind: str
+    kind: Kind
     name: str
     created_at: datetime
 
 
 class Identity:
-    def __init__(self, engine: AsyncEngine, broker: NatsBroker, *, token_ttl: float, timeout: float, cache_seconds: float = 5.0) -> None:
+    def __init__(
+        self, engine: AsyncEngine, broker: NatsBroker, *, token_ttl: float, timeout: float, cache_seconds: float = 5.0
+    ) -> None:
         self.engine = engine
         self.broker = broker
         self.token_ttl = token_ttl
@@ -98,9 +103,19 @@ class Identity:
         owner_id, human_id, now = new_id(), new_id(), _now()
         try:
             async with self.engine.begin() as conn:
-                await conn.execute(owners.insert().values(id=owner_id, email=email, password_hash=password_hash, created_at=now))
-                await conn.execute(participants.insert().values(
-                    id=human_id, owner_id=owner_id, kind=HUMAN, name=email.split("@")[0][:64], human_slot=HUMAN, created_at=now))
+                await conn.execute(
+                    owners.insert().values(id=owner_id, email=email, password_hash=password_hash, created_at=now)
+                )
+                await conn.execute(
+                    participants.insert().values(
+                        id=human_id,
+                        owner_id=owner_id,
+                        kind=HUMAN,
+                        name=email.split("@")[0][:64],
+                        human_slot=HUMAN,
+                        created_at=now,
+                    )
+                )
         except IntegrityError:
             raise ApiError(ErrorCode.CONFLICT, "an account with this email exists") from None
         try:
@@ -115,7 +130,11 @@ class Identity:
     async def log_in(self, email: str, password: str) -> tuple[str, datetime, str]:
         """Check the password; a new bearer token (shown once) with its expiry, and the owner id."""
         async with self.engine.connect() as conn:
-            row = (await conn.execute(sa.select(owners.c.id, owners.c.password_hash).where(owners.c.email == email.strip().lower()))).first()
+            row = (
+                await conn.execute(
+                    sa.select(owners.c.id, owners.c.password_hash).where(owners.c.email == email.strip().lower())
+                )
+            ).first()
         stored = row.password_hash if row else _DUMMY_HASH
         try:
             await asyncio.to_thread(_hasher.verify, stored, password)
@@ -130,7 +149,9 @@ class Identity:
         expires = now + timedelta(seconds=self.token_ttl)
         async with self.engine.begin() as conn:
             await conn.execute(tokens.delete().where(tokens.c.owner_id == row.id, tokens.c.expires_at < now))
-            await conn.execute(tokens.insert().values(token_hash=digest(token), owner_id=row.id, created_at=now, expires_at=expires))
+            await conn.execute(
+                tokens.insert().values(token_hash=digest(token), owner_id=row.id, created_at=now, expires_at=expires)
+            )
         return token, expires, row.id
 
     async def log_out(self, token: str) -> None:
@@ -171,32 +192,54 @@ class Identity:
         now = _now()
         async with self.engine.connect() as conn:
             if secret.startswith(TOKEN_PREFIX):
-                row = (await conn.execute(
-                    sa.select(tokens.c.owner_id, tokens.c.expires_at, participants.c.id, participants.c.name)
-                    .join(participants, sa.and_(participants.c.owner_id == tokens.c.owner_id, participants.c.human_slot == HUMAN))
-                    .where(tokens.c.token_hash == key)
-                )).first()
+                row = (
+                    await conn.execute(
+                        sa.select(tokens.c.owner_id, tokens.c.expires_at, participants.c.id, participants.c.name)
+                        .join(
+                            participants,
+                            sa.and_(participants.c.owner_id == tokens.c.owner_id, participants.c.human_slot == HUMAN),
+                        )
+                        .where(tokens.c.token_hash == key)
+                    )
+                ).first()
                 if row is None or _aware(row.expires_at) <= now:
                     raise ApiError(ErrorCode.UNAUTHORIZED, "token unknown or expired")
-                return Principal(row.owner_id, row.id, HUMAN, "token", row.name), (_aware(row.expires_at) - now).total_seconds()
+                return (
+                    Principal(row.owner_id, row.id, HUMAN, "token", row.name, f"token-{key[:24]}"),
+                    (_aware(row.expires_at) - now).total_seconds(),
+                )
             if secret.startswith(KEY_PREFIX):
-                row = (await conn.execute(
-                    sa.select(participants.c.owner_id, participants.c.id, participants.c.kind, participants.c.name)
-                    .join(api_keys, api_keys.c.participant_id == participants.c.id)
-                    .where(api_keys.c.key_hash == key, api_keys.c.revoked_at.is_(None))
-                )).first()
-                if row is None or row.kind != AGENT:
+                agent = (
+                    await conn.execute(
+                        sa.select(
+                            participants.c.owner_id,
+                            participants.c.id,
+                            participants.c.kind,
+                            participants.c.name,
+                            api_keys.c.id.label("key_id"),
+                        )
+                        .join(api_keys, api_keys.c.participant_id == participants.c.id)
+                        .where(api_keys.c.key_hash == key, api_keys.c.revoked_at.is_(None))
+                    )
+                ).first()
+                if agent is None or agent.kind != AGENT:
                     raise ApiError(ErrorCode.UNAUTHORIZED, "API key unknown or revoked")
-                return Principal(row.owner_id, row.id, AGENT, "api_key", row.name), self.cache_seconds
+                return Principal(
+                    agent.owner_id, agent.id, AGENT, "api_key", agent.name, f"key-{agent.key_id}"
+                ), self.cache_seconds
         raise ApiError(ErrorCode.UNAUTHORIZED, "credentials not recognised")
 
     # --- participants and keys ------------------------------------------------------------
 
     async def participants_of(self, owner_id: str) -> list[ParticipantRow]:
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(
-                sa.select(participants).where(participants.c.owner_id == owner_id).order_by(participants.c.created_at, participants.c.id)
-            )).all()
+            rows = (
+                await conn.execute(
+                    sa.select(participants)
+                    .where(participants.c.owner_id == owner_id)
+                    .order_by(participants.c.created_at, participants.c.id)
+                )
+            ).all()
         return [ParticipantRow(r.id, r.owner_id, r.kind, r.name, _aware(r.created_at)) for r in rows]
 
     async def participant(self, participant_id: str) -> ParticipantRow | None:
@@ -208,7 +251,11 @@ class Identity:
         """A new AGENT participant of `owner_id` with its wallet account and first API key."""
         agent_id, now = new_id(), _now()
         async with self.engine.begin() as conn:
-            await conn.execute(participants.insert().values(id=agent_id, owner_id=owner_id, kind=AGENT, name=name, human_slot=None, created_at=now))
+            await conn.execute(
+                participants.insert().values(
+                    id=agent_id, owner_id=owner_id, kind=AGENT, name=name, human_slot=None, created_at=now
+                )
+            )
         try:
             await self._open_wallet(agent_id, owner_id)
         except BusError:
@@ -218,10 +265,14 @@ class Identity:
         key = await self.issue_key(owner_id, agent_id)
         return ParticipantRow(agent_id, owner_id, AGENT, name, now), key
 
-    async def _agent_of(self, conn: sa.ext.asyncio.AsyncConnection, owner_id: str, agent_id: str) -> None:
+    async def _agent_of(self, conn: AsyncConnection, owner_id: str, agent_id: str) -> None:
         if not (0 < len(agent_id) <= 32 and agent_id.isascii() and agent_id.isalnum()):
             raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")
-        row = (await conn.execute(sa.select(participants.c.owner_id, participants.c.kind).where(participants.c.id == agent_id))).first()
+        row = (
+            await conn.execute(
+                sa.select(participants.c.owner_id, participants.c.kind).where(participants.c.id == agent_id)
+            )
+        ).first()
         if row is None or row.owner_id != owner_id or row.kind != AGENT:
             raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")
 
@@ -231,28 +282,53 @@ class Identity:
         now = _now()
         async with self.engine.begin() as conn:
             await self._agent_of(conn, owner_id, agent_id)
-            await conn.execute(api_keys.update().where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)).values(revoked_at=now))
-            await conn.execute(api_keys.insert().values(
-                id=new_id(), key_hash=digest(key), participant_id=agent_id, prefix=key[: len(KEY_PREFIX) + 4], created_at=now))
+            await conn.execute(
+                api_keys.update()
+                .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=now)
+            )
+            await conn.execute(
+                api_keys.insert().values(
+                    id=new_id(),
+                    key_hash=digest(key),
+                    participant_id=agent_id,
+                    prefix=key[: len(KEY_PREFIX) + 4],
+                    created_at=now,
+                )
+            )
         self.forget(participant_id=agent_id)
         return key
 
     async def revoke_key(self, owner_id: str, agent_id: str) -> int:
         async with self.engine.begin() as conn:
             await self._agent_of(conn, owner_id, agent_id)
-            done = await conn.execute(api_keys.update().where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)).values(revoked_at=_now()))
+            done = await conn.execute(
+                api_keys.update()
+                .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=_now())
+            )
         self.forget(participant_id=agent_id)
         return done.rowcount or 0
 
     async def key_state(self, agent_id: str) -> str | None:
         """The live key's visible prefix, or None when the agent has no live key."""
         async with self.engine.connect() as conn:
-            return (await conn.execute(sa.select(api_keys.c.prefix).where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)))).scalar()
+            return (
+                await conn.execute(
+                    sa.select(api_keys.c.prefix).where(
+                        api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None)
+                    )
+                )
+            ).scalar()
 
     async def _open_wallet(self, participant_id: str, owner_id: str) -> AccountOpened:
-        return await call(self.broker, subjects.WALLET_OPEN_ACCOUNT,
-                          OpenAccount(account_id=participant_id, owner_id=owner_id, message_id=f"open:{participant_id}"),
-                          AccountOpened, timeout=self.timeout)
+        return await call(
+            self.broker,
+            subjects.WALLET_OPEN_ACCOUNT,
+            OpenAccount(account_id=participant_id, owner_id=owner_id, message_id=f"open:{participant_id}"),
+            AccountOpened,
+            timeout=self.timeout,
+        )
 
 
 async def names_of(engine: AsyncEngine, ids: list[str]) -> dict[str, tuple[str, str]]:
@@ -260,5 +336,9 @@ async def names_of(engine: AsyncEngine, ids: list[str]) -> dict[str, tuple[str, 
     if not ids:
         return {}
     async with engine.connect() as conn:
-        rows = (await conn.execute(sa.select(participants.c.id, participants.c.name, participants.c.kind).where(participants.c.id.in_(ids)))).all()
+        rows = (
+            await conn.execute(
+                sa.select(participants.c.id, participants.c.name, participants.c.kind).where(participants.c.id.in_(ids))
+            )
+        ).all()
     return {r.id: (r.name, r.kind) for r in rows}

@@ -11,16 +11,26 @@ import asyncio
 import json
 import re
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from felt_contracts import subjects
-from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatPost, ChatPosted, ChatRole
+from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatPosted
 from felt_contracts.errors import ErrorCode
+from felt_runtime.idempotency import fingerprint
 from felt_contracts.limits import CapChange, FreezeState, LimitsFreeze, LimitsGet, LimitsSetCap, LimitsState, Scope
-from felt_contracts.table import GetEvents, GetHand, GetView, ListHands, ListTables, ParticipantKind, TableList
+from felt_contracts.table import (
+    HandHistory,
+    GetHand,
+    GetView,
+    ListHands,
+    ListTables,
+    ParticipantKind,
+    TableList,
+    table_of_hand,
+)
 from felt_contracts.wallet import Balance, BalanceQuery, Leaderboard, LeaderboardQuery, SessionHistory, SessionsQuery
 from felt_engine.profiles import get_profile
 from felt_gateway import commands, rules
@@ -28,20 +38,44 @@ from felt_gateway.auth import Who
 from felt_gateway.chat_members import ChatMembers
 from felt_gateway.clients import Bus, check_table_id
 from felt_gateway.errors import RESPONSES, ApiError, from_bus
-from felt_gateway.hub import Hub
-from felt_gateway.idempotency import Idempotency, Outcome, fingerprint
+from felt_gateway.hub import Hub, next_events
+from felt_gateway.idempotency import Idempotency, Outcome
 from felt_gateway.identity import Principal, names_of
 from felt_gateway.schemas import (
-    ActionBody, AutoRebuyBody, BalanceOut, CapBody, CapChangeOut, ChatBody, ChatOut, ChatPostedOut, CommandOut, EventsOut,
-    FreezeBody, FreezeOut, HandOut, HandsOut, JoinBody, LeaderboardOut, LimitsOut, PreActionBody, RulesOut, SessionsOut,
-    ShowBody, TableEnvelope, TablesOut, camel,
+    ActionBody,
+    AutoRebuyBody,
+    BalanceOut,
+    CapBody,
+    CapChangeOut,
+    ChatBody,
+    ChatOut,
+    ChatPostedOut,
+    CommandOut,
+    EventsOut,
+    FreezeBody,
+    FreezeOut,
+    HandOut,
+    HandsOut,
+    JoinBody,
+    LeaderboardOut,
+    LimitsOut,
+    PreActionBody,
+    RulesOut,
+    SessionsOut,
+    ShowBody,
+    TableEnvelope,
+    TablesOut,
+    camel,
 )
 from felt_runtime.bus import BusError
 
 router = APIRouter(prefix="/api/v2/poker", tags=["poker"], responses=RESPONSES)
 
 TableIdPath = Annotated[str, "table id"]
-IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=200, description="retries with the same key return the first outcome")]
+IdemKey = Annotated[
+    str | None,
+    Header(alias="Idempotency-Key", max_length=200, description="retries with the same key return the first outcome"),
+]
 
 
 def bus(request: Request) -> Bus:
@@ -53,15 +87,23 @@ def chat_members(request: Request) -> ChatMembers:
 
 
 def command_out(result: Any) -> dict[str, Any]:
-    return {"status": result.status, "seq": result.seq, "seat": result.seat, "buyIn": result.buy_in,
-            "table": camel(result.view) if result.view is not None else None, "replayed": False}
+    return {
+        "status": result.status,
+        "seq": result.seq,
+        "seat": result.seat,
+        "buyIn": result.buy_in,
+        "table": camel(result.view) if result.view is not None else None,
+        "replayed": False,
+    }
 
 
 # --- public ------------------------------------------------------------------------------------
 
 
 @router.get("/rules", response_model=RulesOut, summary="The rules document for agents")
-async def get_rules(rules_version: Annotated[str, Query(alias="rulesVersion", max_length=50)] = rules.DEFAULT) -> RulesOut:
+async def get_rules(
+    rules_version: Annotated[str, Query(alias="rulesVersion", max_length=50)] = rules.DEFAULT,
+) -> RulesOut:
     """The rules document of one profile (`rulesVersion`, default `nlhe-1`), as markdown.
     Fetch it before each play session; an active hand keeps the version it started with."""
     if rules_version not in rules.VERSIONS:
@@ -70,7 +112,10 @@ async def get_rules(rules_version: Annotated[str, Query(alias="rulesVersion", ma
 
 
 @router.get("/tables", response_model=TablesOut, summary="The public table list")
-async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, Query(description="only tables admitting this kind")] = None) -> dict[str, Any]:
+async def list_tables(
+    request: Request,
+    kind: Annotated[ParticipantKind | None, Query(description="only tables admitting this kind")] = None,
+) -> dict[str, Any]:
     """Every table: profile (`rulesVersion`), betting `structure` (the profile's default when the
     table names none), blinds/antes, min/max buy-in, capacity, admission, seats taken, whether a
     hand runs, limits (`maxHands`, `closesAt`), `handsPlayed` and `closed`."""
@@ -79,8 +124,15 @@ async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, 
     for t in result.tables:
         entry = camel(t.config)
         entry["structure"] = t.config.structure or get_profile(t.config.rules_version).default_structure.value
-        entry.update(players=t.players, seatsTaken=t.players, handRunning=t.hand_running, handId=t.hand_id, lastSeq=t.last_seq,
-                     handsPlayed=t.hands_played, closed=t.closed)
+        entry.update(
+            players=t.players,
+            seatsTaken=t.players,
+            handRunning=t.hand_running,
+            handId=t.hand_id,
+            lastSeq=t.last_seq,
+            handsPlayed=t.hands_played,
+            closed=t.closed,
+        )
         tables.append(entry)
     return {"tables": tables}
 
@@ -89,7 +141,9 @@ async def list_tables(request: Request, kind: Annotated[ParticipantKind | None, 
 
 
 @router.post("/tables/{table_id}/join", response_model=CommandOut, summary="Take a seat")
-async def join(request: Request, table_id: str, body: JoinBody, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
+async def join(
+    request: Request, table_id: str, body: JoinBody, who: Who, idempotency_key: IdemKey = None
+) -> dict[str, Any]:
     """Take a server-assigned seat with `buyIn` chips. Without `buyIn`: the largest amount in the
     table's range that your balance covers (below the minimum: `insufficient_funds` with
     `details.minBuyIn` and `details.available`); the response's `buyIn` says what you brought.
@@ -97,9 +151,11 @@ async def join(request: Request, table_id: str, body: JoinBody, who: Who, idempo
     participant per owner per table. With an `Idempotency-Key`, a retry gets the first result
     (the table applies a join once per key, and buys in once)."""
     check_table_id(table_id)
-    result = await bus(request).table(table_id, commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy),
-                                      message_id=table_message_id("join", who, idempotency_key))
-    await chat_members(request).join(table_id, who.participant_id, ChatRole.SEATED)
+    result = await bus(request).table(
+        table_id,
+        commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy),
+        message_id=commands.message_id(who, "join", idempotency_key),
+    )
     return command_out(result)
 
 
@@ -114,16 +170,21 @@ async def start(request: Request, table_id: str, who: Who) -> dict[str, Any]:
 async def leave(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """Leave. During a hand the profile's policy applies (nlhe-1: check/fold on your turns,
     stack returned when the hand settles). With an `Idempotency-Key`, a retry gets the first result."""
-    result = await bus(request).table(table_id, commands.command(who, "leave"),
-                                      message_id=table_message_id("leave", who, idempotency_key))
-    if not request.app.state.presence.watching(table_id, who.participant_id):
-        await chat_members(request).leave(table_id, who.participant_id)
+    result = await bus(request).table(
+        table_id, commands.command(who, "leave"), message_id=commands.message_id(who, "leave", idempotency_key)
+    )
     return command_out(result)
 
 
-@router.post("/tables/{table_id}/actions", response_model=CommandOut, summary="Act on your turn",
-             responses={409: {"description": "not your turn, illegal, or `stale_turn`: the turn named is over"}})
-async def act(request: Request, table_id: str, body: ActionBody, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
+@router.post(
+    "/tables/{table_id}/actions",
+    response_model=CommandOut,
+    summary="Act on your turn",
+    responses={409: {"description": "not your turn, illegal, or `stale_turn`: the turn named is over"}},
+)
+async def act(
+    request: Request, table_id: str, body: ActionBody, who: Who, idempotency_key: IdemKey = None
+) -> JSONResponse:
     """seed 004 action JSON (`fold`, `check`, `call`, `bet`, `raiseTo`, `allIn`; `hit` for
     ante-nl-1; `draw` for draw5-1) with `handId`/`turnId` of the turn it is meant for. With an
     `Idempotency-Key`, a retry returns the first outcome; the same key with another body is 409."""
@@ -131,31 +192,48 @@ async def act(request: Request, table_id: str, body: ActionBody, who: Who, idemp
     return await once(request, who, table_id, "act", command, body.model_dump(mode="json"), idempotency_key)
 
 
-def table_message_id(name: str, who: Principal, idempotency_key: str | None) -> str | None:
-    """The table command's message id for an `Idempotency-Key` (the table applies it once)."""
-    return f"{name}:{who.participant_id}:{idempotency_key}"[:200] if idempotency_key else None
-
-
-async def once(request: Request, who: Principal, table_id: str, name: str, command: Any, payload: dict[str, Any],
-               idempotency_key: str | None) -> JSONResponse:
+async def once(
+    request: Request,
+    who: Principal,
+    table_id: str,
+    name: str,
+    command: Any,
+    payload: dict[str, Any],
+    idempotency_key: str | None,
+) -> JSONResponse:
     """Send a table command at most once per `Idempotency-Key`: a retry returns the first outcome
     (`Idempotent-Replayed: true`), the same key with another request is 409. The key is also the
-    table command's message id."""
+    table command's message id.
+
+    The outcome is kept for a day without its table view (about 2 KB of the 2.3 KB a record would
+    hold: a soak at 15 actions/s grew Valkey by 60 MB in 25 minutes), so a replay carries the
+    table as it is now; status, seq, seat and buy-in are the first outcome's."""
     check_table_id(table_id)
     idem: Idempotency = request.app.state.idempotency
+    view: dict[str, Any] | None = None
 
     async def work() -> Outcome:
+        nonlocal view
         try:
-            result = await bus(request).table(table_id, command, message_id=table_message_id(name, who, idempotency_key))
+            result = await bus(request).table(
+                table_id, command, message_id=commands.message_id(who, name, idempotency_key)
+            )
         except BusError as exc:
             resp = from_bus(exc)
-            return Outcome(resp.status_code, json.loads(resp.body))
-        return Outcome(200, command_out(result))
+            return Outcome(resp.status_code, json.loads(bytes(resp.body)))
+        first = command_out(result)
+        view = first.pop("table")
+        return Outcome(200, first)
 
-    outcome = await idem.run(who.participant_id, idempotency_key, fingerprint("POST", f"{name}:{table_id}", payload), work)
+    outcome = await idem.run(who.participant_id, idempotency_key, fingerprint(payload, f"POST {name}:{table_id}"), work)
     body_out = outcome.body
-    if outcome.replayed and outcome.status == 200:
-        body_out = dict(body_out, replayed=True)
+    if outcome.status == 200:
+        if outcome.replayed:
+            try:
+                view = camel((await bus(request).table(table_id, GetView(viewer=who.participant_id))).view)
+            except BusError:
+                view = None  # the first outcome stands; the table cannot be shown right now
+        body_out = dict(body_out, table=view, replayed=outcome.replayed)
     headers = {"Idempotent-Replayed": "true"} if outcome.replayed else None
     return JSONResponse(body_out, status_code=outcome.status, headers=headers)
 
@@ -179,24 +257,55 @@ async def sit_in(request: Request, table_id: str, who: Who, idempotency_key: Ide
     return await once(request, who, table_id, "sitIn", commands.command(who, "sitIn"), {}, idempotency_key)
 
 
-@router.post("/tables/{table_id}/show", response_model=CommandOut, summary="Show your cards after the hand",
-             responses={409: {"description": "`illegal_action` (reason `hand_running` / `nothing_to_show`) or `hand_closed`: a later hand was dealt"}})
-async def show(request: Request, table_id: str, who: Who, body: ShowBody | None = None, idempotency_key: IdemKey = None) -> JSONResponse:
+@router.post(
+    "/tables/{table_id}/show",
+    response_model=CommandOut,
+    summary="Show your cards after the hand",
+    responses={
+        409: {
+            "description": "`illegal_action` (reason `hand_running` / `nothing_to_show`) or `hand_closed`: a later hand was dealt"
+        }
+    },
+)
+async def show(
+    request: Request, table_id: str, who: Who, body: ShowBody | None = None, idempotency_key: IdemKey = None
+) -> JSONResponse:
     """Seed 001 voluntary reveal: once the hand you played is over and until the next deal, show
     your hole cards to everyone (a public `show` event; `table.canShow` says whether you may).
     `handId` (optional) names the hand you mean."""
     hand_id = body.hand_id if body else None
-    return await once(request, who, table_id, "show", commands.command(who, "show", hand_id=hand_id), {"handId": hand_id}, idempotency_key)
+    return await once(
+        request,
+        who,
+        table_id,
+        "show",
+        commands.command(who, "show", hand_id=hand_id),
+        {"handId": hand_id},
+        idempotency_key,
+    )
 
 
-@router.post("/tables/{table_id}/auto-rebuy", response_model=CommandOut, summary="Switch auto-rebuy on or off",
-             responses={403: {"description": "`forbidden` (reason `auto_rebuy_not_allowed`): this table has no auto-rebuy"}})
-async def auto_rebuy(request: Request, table_id: str, body: AutoRebuyBody, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
+@router.post(
+    "/tables/{table_id}/auto-rebuy",
+    response_model=CommandOut,
+    summary="Switch auto-rebuy on or off",
+    responses={403: {"description": "`forbidden` (reason `auto_rebuy_not_allowed`): this table has no auto-rebuy"}},
+)
+async def auto_rebuy(
+    request: Request, table_id: str, body: AutoRebuyBody, who: Who, idempotency_key: IdemKey = None
+) -> JSONResponse:
     """Seed 002: while on, your stack is topped up to the table's maximum buy-in before each hand
     (within your balance) until you leave. Switching on needs a table whose `config.autoRebuy`
     is true; `table.autoRebuy` is your setting."""
-    return await once(request, who, table_id, "autoRebuy", commands.command(who, "autoRebuy", enabled=body.enabled),
-                      {"enabled": body.enabled}, idempotency_key)
+    return await once(
+        request,
+        who,
+        table_id,
+        "autoRebuy",
+        commands.command(who, "autoRebuy", enabled=body.enabled),
+        {"enabled": body.enabled},
+        idempotency_key,
+    )
 
 
 # --- views -------------------------------------------------------------------------------------
@@ -214,7 +323,9 @@ async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
 
 @router.get("/tables/{table_id}/events", response_model=EventsOut, summary="Numbered events (long-poll)")
 async def events(
-    request: Request, table_id: str, who: Who,
+    request: Request,
+    table_id: str,
+    who: Who,
     after: Annotated[int, Query(ge=0, le=10**12, description="return events with seq > after")] = 0,
     wait: Annotated[float, Query(ge=0, le=120, description="seconds to wait when nothing is new")] = 0,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
@@ -229,50 +340,55 @@ async def events(
     wait = min(wait, request.app.state.gw.longpoll_max_seconds)
     deadline = time.monotonic() + wait
     feed = await hub.watch(table_id, wake)  # subscribed before anything is fetched
-    await chat_members(request).watched(table_id, me)
+    known = False  # an unknown table's feed closes at once (no 30 s linger per probe)
     try:
+        await chat_members(request).watched(table_id, me)
         cursor = after
         while True:
             wake.clear()
-            read = feed.read(me, cursor, limit)
-            if read.entries:
-                return {"tableId": table_id, "after": after, "lastSeq": read.last, "events": [e for _, e, _ in read.entries]}
-            cursor = read.last
-            if read.fetch:  # the feed does not reach back to `cursor` (or missed something): ask the table
-                result = await bus(request).table(table_id, GetEvents(after_seq=cursor, viewer=me, limit=limit))
-                if result.events:
-                    return {"tableId": table_id, "after": after, "lastSeq": result.seq, "events": camel(result.events)}
-                feed.prime(result.seq)
-                cursor = max(cursor, result.seq)
-                if not feed.read(me, cursor, 1).fetch:
-                    continue
-                wake.clear()
+            batch = await next_events(feed, bus(request), me, cursor, limit)
+            known = known or batch.asked
+            if batch.events:
+                return {
+                    "tableId": table_id,
+                    "after": after,
+                    "lastSeq": batch.last,
+                    "events": [e for _, e, _ in batch.events],
+                }
+            cursor = batch.last
+            if batch.more:
+                continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return {"tableId": table_id, "after": after, "lastSeq": cursor, "events": []}
             try:
-                await asyncio.wait_for(wake.wait(), min(remaining, 0.25) if read.fetch else remaining)
+                await asyncio.wait_for(wake.wait(), min(remaining, 0.25) if batch.behind else remaining)
             except TimeoutError:
                 pass
     finally:
-        hub.unwatch(feed, wake)
+        hub.unwatch(feed, wake, linger=known or feed.top is not None)
 
 
 @router.get("/tables/{table_id}/hands", response_model=HandsOut, summary="Finished hands of a table")
-async def hands(request: Request, table_id: str, who: Who, mine: bool = False,
-                limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
+async def hands(
+    request: Request, table_id: str, who: Who, mine: bool = False, limit: Annotated[int, Query(ge=1, le=500)] = 50
+) -> dict[str, Any]:
     """Finished hands, newest first (`mine=true`: only those you played)."""
-    result = await bus(request).table(table_id, ListHands(participant_id=who.participant_id if mine else None, limit=limit))
+    result = await bus(request).table(
+        table_id, ListHands(participant_id=who.participant_id if mine else None, limit=limit)
+    )
     return {"tableId": table_id, "hands": camel(result.hands)}
 
 
-async def _hand(request: Request, who: Principal, hand_id: str, table_id: str | None, fmt: str) -> Any:
+async def _hand(
+    request: Request, who: Principal, hand_id: str, table_id: str | None, fmt: Literal["json", "phh"]
+) -> HandHistory:
     if not HAND_ID.match(hand_id):
         raise ApiError(ErrorCode.NOT_FOUND, "no such hand")
-    table_id = table_id or request.app.state.hand_tables.get(hand_id) or _table_of(hand_id)
+    table_id = table_id or table_of_hand(hand_id)
     if not table_id:
         raise ApiError(ErrorCode.NOT_FOUND, f"no hand {hand_id[:80]!r}; pass tableId")
-    result = await bus(request).table(table_id, GetHand(hand_id=hand_id, viewer=who.participant_id, format=fmt))  # type: ignore[arg-type]
+    result = await bus(request).table(table_id, GetHand(hand_id=hand_id, viewer=who.participant_id, format=fmt))
     if result.hand is None:
         raise ApiError(ErrorCode.NOT_FOUND, f"no hand {hand_id[:80]!r}")
     return result.hand
@@ -281,30 +397,30 @@ async def _hand(request: Request, who: Principal, hand_id: str, table_id: str | 
 HAND_ID = re.compile(r"^[!-~]{1,200}$")
 
 
-def _table_of(hand_id: str) -> str | None:
-    """The table names hands `<table_id>-<16 hex>`; otherwise None (pass `tableId`)."""
-    head, sep, tail = hand_id.rpartition("-")
-    if sep and head and len(tail) == 16 and all(c in "0123456789abcdef" for c in tail):
-        return head
-    return None
-
-
 HandId = Annotated[str, "hand id"]
-TableQuery = Annotated[str | None, Query(alias="tableId", max_length=64, description="the hand's table (optional when the id names it)")]
+TableQuery = Annotated[
+    str | None, Query(alias="tableId", max_length=64, description="the hand's table (optional when the id names it)")
+]
 
 
-@router.get("/hands/{hand_id}.phh", response_class=PlainTextResponse, summary="A hand history as PHH",
-            responses={200: {"content": {"text/plain": {}}, "description": "PHH (TOML) text, redacted for you"}})
+@router.get(
+    "/hands/{hand_id}.phh",
+    response_class=PlainTextResponse,
+    summary="A hand history as PHH",
+    responses={200: {"content": {"text/plain": {}}, "description": "PHH (TOML) text, redacted for you"}},
+)
 async def hand_phh(request: Request, hand_id: str, who: Who, table_id: TableQuery = None) -> PlainTextResponse:
     hand = await _hand(request, who, hand_id, table_id, "phh")
     return PlainTextResponse(hand.phh or "", media_type="text/plain; charset=utf-8")
 
 
 @router.get("/hands/{hand_id}", response_model=HandOut, summary="A hand history (JSON)")
-async def hand_json(request: Request, hand_id: str, who: Who, table_id: TableQuery = None) -> dict[str, Any]:
+async def hand_json(
+    request: Request, hand_id: str, who: Who, table_id: TableQuery = None
+) -> dict[str, Any] | PlainTextResponse:
     """A finished hand as you may see it: your cards, and others' only when shown."""
     if hand_id.endswith(".phh"):
-        return await hand_phh(request, hand_id[:-4], who, table_id)  # type: ignore[return-value]
+        return await hand_phh(request, hand_id[:-4], who, table_id)
     return camel(await _hand(request, who, hand_id, table_id, "json"))
 
 
@@ -312,23 +428,31 @@ async def hand_json(request: Request, hand_id: str, who: Who, table_id: TableQue
 
 
 @router.get("/tables/{table_id}/chat", response_model=ChatOut, summary="Recent table chat")
-async def chat_history(request: Request, table_id: str, who: Who,
-                       before: Annotated[int | None, Query(ge=1, le=10**12)] = None,
-                       limit: Annotated[int, Query(ge=1, le=100)] = 50) -> dict[str, Any]:
+async def chat_history(
+    request: Request,
+    table_id: str,
+    who: Who,
+    before: Annotated[int | None, Query(ge=1, le=10**12)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+) -> dict[str, Any]:
     """Messages oldest first; plain text (escape it when rendering)."""
     check_table_id(table_id)
-    page: ChatHistoryPage = await bus(request).call(subjects.CHAT_HISTORY, ChatHistory(table_id=table_id, before=before, limit=limit), ChatHistoryPage)
+    page: ChatHistoryPage = await bus(request).call(
+        subjects.CHAT_HISTORY, ChatHistory(table_id=table_id, before=before, limit=limit), ChatHistoryPage
+    )
     return {"tableId": table_id, "messages": camel(page.messages), "hasMore": page.has_more}
 
 
 @router.post("/tables/{table_id}/chat", response_model=ChatPostedOut, summary="Say something at the table")
-async def chat_post(request: Request, table_id: str, body: ChatBody, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
+async def chat_post(
+    request: Request, table_id: str, body: ChatBody, who: Who, idempotency_key: IdemKey = None
+) -> dict[str, Any]:
     """Public speech while seated or watching: at most 500 characters, throttled (429 with
     Retry-After)."""
     check_table_id(table_id)
-    extra = {"message_id": f"chat:{who.participant_id}:{idempotency_key}"[:200]} if idempotency_key else {}
-    posted: ChatPosted = await bus(request).call(subjects.CHAT_POST, ChatPost(
-        table_id=table_id, participant_id=who.participant_id, display_name=(who.name or who.participant_id)[:64], text=body.text, **extra), ChatPosted)
+    posted: ChatPosted = await bus(request).call(
+        subjects.CHAT_POST, commands.chat_post(who, table_id, body.text, idempotency_key), ChatPosted
+    )
     return camel(posted)
 
 
@@ -342,9 +466,11 @@ async def balance(request: Request, who: Who) -> dict[str, Any]:
 
 
 @router.get("/leaderboard", response_model=LeaderboardOut, summary="The leaderboard")
-async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:  # noqa: ARG001
+async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:
     """Participants by total chips (available + reserved; escrow excluded)."""
-    board: Leaderboard = await bus(request).call(subjects.WALLET_LEADERBOARD, LeaderboardQuery(limit=limit), Leaderboard)
+    board: Leaderboard = await bus(request).call(
+        subjects.WALLET_LEADERBOARD, LeaderboardQuery(limit=limit), Leaderboard
+    )
     names = await names_of(request.app.state.engine, [e.account_id for e in board.entries])
     entries = []
     for rank, e in enumerate(board.entries, 1):
@@ -356,14 +482,31 @@ async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge
 @router.get("/sessions", response_model=SessionsOut, summary="Your table sessions")
 async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
     """History: buy-in, cash-out, net and gross wagers per table session."""
-    return camel(await bus(request).call(subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory))
+    return camel(
+        await bus(request).call(
+            subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory
+        )
+    )
 
 
 # --- limits ------------------------------------------------------------------------------------
 
 
 async def _limits(request: Request, who: Principal) -> LimitsState:
-    return await bus(request).call(subjects.LIMITS_GET, LimitsGet(owner_id=who.owner_id, participant_id=who.participant_id), LimitsState)
+    return await bus(request).call(
+        subjects.LIMITS_GET,
+        LimitsGet(owner_id=who.owner_id, participant_id=who.participant_id, credential_id=who.credential_id),
+        LimitsState,
+    )
+
+
+def _scope_id(who: Principal, scope: Scope) -> str:
+    """A caller sets caps and freezes only on its own owner, participant or credential."""
+    ids = {Scope.OWNER: who.owner_id, Scope.PARTICIPANT: who.participant_id, Scope.CREDENTIAL: who.credential_id}
+    scope_id = ids[scope]
+    if scope_id is None:
+        raise ApiError(ErrorCode.MALFORMED, f"no {scope.value} behind these credentials")
+    return scope_id
 
 
 @router.get("/limits", response_model=LimitsOut, summary="Caps and counters")
@@ -376,15 +519,15 @@ async def get_limits(request: Request, who: Who) -> dict[str, Any]:
 async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
     """Lowering applies at once; raising waits for the cool-off. An agent's key may lower
     caps; raising needs the owner's login token."""
-    scope_id = who.owner_id if body.scope == Scope.OWNER else who.participant_id
-    if who.via != "token":
-        state = await _limits(request, who)
-        scope_state = state.owner if body.scope == Scope.OWNER else state.participant
-        current = scope_state.limits.get(body.limit) if scope_state else None
-        now_cap = current.cap if current else None
-        if now_cap is not None and (body.cap is None or body.cap > now_cap):
-            raise ApiError(ErrorCode.FORBIDDEN, "an agent may lower caps; raising one needs the owner's login token")
-    change: CapChange = await bus(request).call(subjects.LIMITS_SET_CAP, LimitsSetCap(scope=body.scope, scope_id=scope_id, limit=body.limit, cap=body.cap), CapChange)
+    scope_id = _scope_id(who, body.scope)
+    change: CapChange = await bus(request).call(
+        subjects.LIMITS_SET_CAP,
+        # limits decides whether this is a raise, with the write (an agent's key may only lower)
+        LimitsSetCap(
+            scope=body.scope, scope_id=scope_id, limit=body.limit, cap=body.cap, lower_only=who.via != "token"
+        ),
+        CapChange,
+    )
     return camel(change)
 
 
@@ -394,6 +537,10 @@ async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]
     owner's login token."""
     if not body.frozen and who.via != "token":
         raise ApiError(ErrorCode.FORBIDDEN, "unfreezing needs the owner's login token")
-    scope_id = who.owner_id if body.scope == Scope.OWNER else who.participant_id
-    state: FreezeState = await bus(request).call(subjects.LIMITS_FREEZE, LimitsFreeze(scope=body.scope, scope_id=scope_id, frozen=body.frozen, reason=body.reason), FreezeState)
+    scope_id = _scope_id(who, body.scope)
+    state: FreezeState = await bus(request).call(
+        subjects.LIMITS_FREEZE,
+        LimitsFreeze(scope=body.scope, scope_id=scope_id, frozen=body.frozen, reason=body.reason),
+        FreezeState,
+    )
     return camel(state)

@@ -15,9 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, StrictBool, 
 from pydantic.alias_generators import to_camel
 
 from felt_contracts.chat import ChatMessage, ChatPosted
+from felt_contracts.names import ActionName, PreActionName
 from felt_contracts.limits import CapChange, FreezeState, LimitName, LimitsState, Scope
 from felt_contracts.table import HandHistory, HandSummary, TableConfig, TableEvent, TableView
 from felt_contracts.wallet import Balance, SessionHistory
+from felt_engine.actions import shape_problem
 
 
 def camel(value: Any) -> Any:
@@ -51,10 +53,10 @@ def _twin_type(annotation: Any) -> Any:
     if origin is None or origin is Literal or not args:
         return annotation
     if origin is Annotated:
-        return Annotated[(_twin_type(args[0]), *annotation.__metadata__)]  # type: ignore[valid-type]
+        return Annotated[(_twin_type(args[0]), *annotation.__metadata__)]
     mapped = tuple(a if a is Ellipsis else _twin_type(a) for a in args)
     if origin in (Union, types.UnionType):
-        return Union[mapped]  # noqa: UP007
+        return Union[mapped]
     return origin[mapped if len(mapped) > 1 else mapped[0]]
 
 
@@ -68,8 +70,13 @@ def twin(model: type[BaseModel]) -> type[BaseModel]:
         copy = _copy.copy(info)
         copy.annotation = _twin_type(info.annotation)
         fields[name] = (copy.annotation, copy)
-    return create_model(model.__name__, __config__=ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid"),
-                        __doc__=model.__doc__, __module__=__name__, **fields)
+    return create_model(
+        model.__name__,
+        __config__=ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid"),
+        __doc__=model.__doc__,
+        __module__=__name__,
+        **fields,
+    )
 
 
 class Body(BaseModel):
@@ -82,7 +89,10 @@ class Out(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
 
-Email = Annotated[str, Field(min_length=3, max_length=254, pattern=r"^[^@\s\x00-\x1f\x7f]+@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$")]
+Email = Annotated[
+    str,
+    Field(min_length=3, max_length=254, pattern=r"^[^@\s\x00-\x1f\x7f]+@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$"),
+]
 Password = Annotated[str, Field(min_length=8, max_length=256)]
 Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
 
@@ -157,23 +167,23 @@ class RulesOut(Out):
 
 
 class JoinBody(Body):
-    buy_in: Chips | None = Field(default=None, description="chips to bring; None: the largest amount in the table's range your balance covers (ignored for ante-nl-1)")
+    buy_in: Chips | None = Field(
+        default=None,
+        description="chips to bring; None: the largest amount in the table's range your balance covers (ignored for ante-nl-1)",
+    )
     auto_rebuy: bool = False
 
 
-ActionType = Literal["fold", "check", "call", "bet", "raiseTo", "allIn", "draw", "hit"]
+ActionType = ActionName
 CardText = Annotated[str, Field(pattern=r"^[2-9TJQKA][cdhs]$")]
 
 
 def check_action_shape(type: str, amount: int | None, cards: list[str]) -> None:
-    """The seed 004 action JSON's own rules (REST `ActionBody`, WebSocket `ActionSpec`): only
-    `bet`/`raiseTo` take an amount, and they need one; only `draw` takes cards."""
-    if type in ("bet", "raiseTo") and amount is None:
-        raise ValueError(f"{type} needs an amount")
-    if type not in ("bet", "raiseTo") and amount is not None:
-        raise ValueError(f"{type} takes no amount")
-    if type != "draw" and cards:
-        raise ValueError("only draw takes cards")
+    """The engine's shape rule (felt_engine.actions.shape_problem) for the REST `ActionBody` and
+    the WebSocket `ActionSpec`: a validation error at the door."""
+    problem = shape_problem(type, amount, bool(cards))
+    if problem:
+        raise ValueError(problem)
 
 
 class ActionBody(Body):
@@ -193,11 +203,13 @@ class ActionBody(Body):
 
 
 class PreActionBody(Body):
-    preaction: Literal["check_fold", "fold", "call_any", "raise_any"] | None
+    preaction: PreActionName | None
 
 
 class ShowBody(Body):
-    hand_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(default=None, description="the finished hand you mean (a later deal: `hand_closed`)")
+    hand_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None, description="the finished hand you mean (a later deal: `hand_closed`)"
+    )
 
 
 class AutoRebuyBody(Body):
@@ -225,7 +237,7 @@ TableEventOut = twin(TableEvent)
 
 
 class TableEnvelope(BaseModel):
-    table: TableViewOut = Field(description="seed 004 `table`: yourSeatId, hand.actorSeatId, hand.legalActions, ...")  # type: ignore[valid-type]
+    table: TableViewOut = Field(description="seed 004 `table`: yourSeatId, hand.actorSeatId, hand.legalActions, ...")  # type: ignore[valid-type]  # twin() builds the model at import time
 
 
 class CommandOut(BaseModel):
@@ -233,7 +245,7 @@ class CommandOut(BaseModel):
     seq: int
     seat: int | None = None
     buyIn: int | None = Field(default=None, description="join: the chips you brought (null where the balance plays)")
-    table: TableViewOut | None = None  # type: ignore[valid-type]
+    table: TableViewOut | None = None  # type: ignore[valid-type]  # twin() builds the model at import time
     replayed: bool = False
 
 
@@ -241,10 +253,10 @@ class EventsOut(BaseModel):
     tableId: str
     after: int
     lastSeq: int
-    events: list[TableEventOut]  # type: ignore[valid-type]
+    events: list[TableEventOut]  # type: ignore[valid-type]  # twin() builds the model at import time
 
 
-class LobbyTable(twin(TableConfig)):  # type: ignore[misc]
+class LobbyTable(twin(TableConfig)):  # type: ignore[misc]  # twin() builds the base at import time
     """A table's configuration plus what is happening at it."""
 
     players: int
@@ -262,12 +274,12 @@ class TablesOut(BaseModel):
 
 class HandsOut(BaseModel):
     tableId: str
-    hands: list[twin(HandSummary)]  # type: ignore[valid-type]
+    hands: list[twin(HandSummary)]  # type: ignore[valid-type]  # twin() builds the model at import time
 
 
 class ChatOut(BaseModel):
     tableId: str
-    messages: list[twin(ChatMessage)]  # type: ignore[valid-type]
+    messages: list[twin(ChatMessage)]  # type: ignore[valid-type]  # twin() builds the model at import time
     hasMore: bool = False
 
 

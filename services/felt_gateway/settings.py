@@ -8,8 +8,15 @@ class GatewaySettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FELT_GATEWAY_", extra="ignore")
 
     token_ttl_seconds: float = Field(default=12 * 3600, gt=0)
-    auth_cache_seconds: float = Field(default=5.0, ge=0, le=60)  # a revocation elsewhere takes effect within this (0: no cache)
-    feed_linger_seconds: float = Field(default=30.0, ge=0)  # a table feed stays subscribed this long after its last listener
+    auth_cache_seconds: float = Field(
+        default=5.0, ge=0, le=60
+    )  # a revocation elsewhere takes effect within this (0: no cache)
+    feed_linger_seconds: float = Field(
+        default=30.0, ge=0
+    )  # a table feed stays subscribed this long after its last listener
+    login_attempts_per_email: int = Field(default=5, gt=0)  # failed logins of one email per window, then 429
+    login_attempts_per_address: int = Field(default=100, gt=0)  # failed logins from one client address per window
+    login_window_seconds: int = Field(default=900, gt=0)
     idempotency_ttl_seconds: int = Field(default=24 * 3600, gt=0)
     longpoll_max_seconds: float = Field(default=30.0, gt=0, le=120)
     ws_max_frame_bytes: int = Field(default=16 * 1024, gt=0)
@@ -18,3 +25,7 @@ class GatewaySettings(BaseSettings):
     ws_max_tables: int = Field(default=20, gt=0)  # tables one connection may subscribe to
     ws_auth_timeout: float = Field(default=10.0, gt=0)
     ws_idle_timeout: float = Field(default=60.0, gt=0)  # no frame at all (not even ping) for this long: close
+    #: a burst of joins (a room opening, a reconnect storm) is queued here, at most this many at
+    #: the tables at once, and each is waited for up to `join_timeout_seconds` (not refused with 503)
+    join_slots: int = Field(default=32, gt=0)
+    join_timeout_seconds: float = Field(default=60.0, gt=0)

@@ -19,18 +19,19 @@ participants = sa.Table(
     "gw_participants",
     metadata,
     sa.Column("id", sa.String(32), primary_key=True),
-    sa.Column("owner_id", sa.String(32), nullable=False),
+    sa.Column("owner_id", sa.String(32), sa.ForeignKey("gw_owners.id"), nullable=False, index=True),
     sa.Column("kind", sa.String(8), nullable=False),
     sa.Column("name", sa.String(64), nullable=False),
     sa.Column("human_slot", sa.String(8), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("owner_id", "human_slot", name="uq_gw_one_human_per_owner"),
 )
 
 tokens = sa.Table(
     "gw_tokens",
     metadata,
     sa.Column("token_hash", sa.String(64), primary_key=True),
-    sa.Column("owner_id", sa.String(32), nullable=False),
+    sa.Column("owner_id", sa.String(32), sa.ForeignKey("gw_owners.id"), nullable=False, index=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
 )
@@ -40,7 +41,7 @@ api_keys = sa.Table(
     metadata,
     sa.Column("id", sa.String(32), primary_key=True),
     sa.Column("key_hash", sa.String(64), nullable=False, unique=True),
-    sa.Column("participant_id", sa.String(32), nullable=False),
+    sa.Column("participant_id", sa.String(32), sa.ForeignKey("gw_participants.id"), nullable=False, index=True),
     sa.Column("prefix", sa.String(16), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),

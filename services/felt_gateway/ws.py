@@ -26,19 +26,22 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from felt_contracts import subjects
-from felt_contracts.chat import ChatMessageEvent, ChatPost, ChatPosted, ChatRole
+from felt_contracts.base import new_id
+from felt_contracts.chat import ChatMessageEvent, ChatPosted
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import GetEvents, GetView
+from felt_contracts.table import GetView
 from felt_gateway import commands, frames as F
 from felt_gateway.clients import Bus
 from felt_gateway.errors import ApiError
-from felt_gateway.hub import Feed, Hub, Read, Waker, frame_text
+from felt_gateway.hub import Batch, Feed, Hub, Waker, frame_text, next_events, replay
 from felt_gateway.identity import Identity, Principal
 from felt_gateway.chat_members import ChatMembers
 from felt_gateway.presence import Presence
 from felt_gateway.schemas import camel
 from felt_gateway.settings import GatewaySettings
 from felt_runtime.bus import BusError
+from felt_runtime.logs import CORRELATION
+from felt_runtime.metrics import SOCKETS
 
 log = logging.getLogger("felt.gateway.ws")
 
@@ -54,6 +57,9 @@ class TableSub:
 
     def subjects(self) -> list[str]:
         return [subjects.chat_events(self.table_id)]
+
+
+MAX_PEEK = 4096  # a dropped frame longer than this is answered without its requestId
 
 
 class Budget:
@@ -78,6 +84,22 @@ class Budget:
         return False
 
 
+def _request_id(data: Any) -> str | None:
+    """A frame's `requestId` (its first 64 characters), echoed on its reply or error."""
+    rid = data.get("requestId") if isinstance(data, dict) else None
+    return rid[:64] if isinstance(rid, str) and rid else None
+
+
+def request_id_of(raw: str | bytes) -> str | None:
+    """The `requestId` of a frame that is not otherwise read (one dropped over the budget)."""
+    if isinstance(raw, bytes) or len(raw) > MAX_PEEK:
+        return None
+    try:
+        return _request_id(json.loads(raw))
+    except (ValueError, RecursionError):
+        return None
+
+
 class Connection:
     def __init__(self, ws: WebSocket) -> None:
         state = ws.app.state
@@ -99,8 +121,19 @@ class Connection:
     async def send(self, frame: F.Frame) -> None:
         await self.send_text(json.dumps(frame.dump(), separators=(",", ":")))
 
-    async def error(self, code: str, message: str, *, table_id: str | None = None, request_id: str | None = None, **details: Any) -> None:
-        await self.send(F.Error(code=code, message=message, details=json.loads(json.dumps(details, default=str)), table_id=table_id, request_id=request_id))
+    async def error(
+        self,
+        code: str,
+        message: str,
+        *,
+        table_id: str | None = None,
+        request_id: str | None = None,
+        details: dict[str, Any] | None = None,
+        **more: Any,
+    ) -> None:
+        """An error frame. `details` may hold any keys (a refusal's own `table_id`, say)."""
+        body = json.loads(json.dumps({**(details or {}), **more}, default=str))
+        await self.send(F.Error(code=code, message=message, details=body, table_id=table_id, request_id=request_id))
 
     async def close(self, code: int, reason: str = "") -> None:
         if not self.closed:
@@ -115,9 +148,17 @@ class Connection:
         try:
             if not await self.authenticate():
                 return
-            await self.send(F.Hello(participant_id=self.who.participant_id, owner_id=self.who.owner_id, kind=self.who.kind,  # type: ignore[union-attr]
-                                    max_frame_bytes=self.gw.ws_max_frame_bytes, credits=self.gw.ws_credits,
-                                    credit_interval=self.gw.ws_credit_interval))
+            assert self.who is not None  # authenticate() set it
+            await self.send(
+                F.Hello(
+                    participant_id=self.who.participant_id,
+                    owner_id=self.who.owner_id,
+                    kind=self.who.kind,
+                    max_frame_bytes=self.gw.ws_max_frame_bytes,
+                    credits=self.gw.ws_credits,
+                    credit_interval=self.gw.ws_credit_interval,
+                )
+            )
             await self.read_loop()
         except WebSocketDisconnect:
             pass
@@ -147,7 +188,7 @@ class Connection:
                 return False
             frame = self.parse_quiet(raw)
             if not isinstance(frame, F.Auth):
-                await self.error(ErrorCode.UNAUTHORIZED, "the first frame must be {\"type\":\"auth\",\"token\":...}")
+                await self.error(ErrorCode.UNAUTHORIZED, 'the first frame must be {"type":"auth","token":...}')
                 await self.close(F.CLOSE_AUTH_FAILED, "authentication required")
                 return False
             token = frame.token
@@ -185,8 +226,14 @@ class Connection:
                 if self.budget.over > self.gw.ws_credits:
                     await self.close(F.CLOSE_FLOOD, "flood")
                     return
-                if self.budget.over == 1:
-                    await self.error(ErrorCode.THROTTLED, "too many frames; slow down", retry_after=round(1 / self.budget.rate, 3))
+                # every dropped frame is answered (a client waiting on its reply must not hang);
+                # the flood close above bounds how many answers a flood gets
+                await self.error(
+                    ErrorCode.THROTTLED,
+                    "too many frames; slow down",
+                    request_id=request_id_of(raw),
+                    retry_after=round(1 / self.budget.rate, 3),
+                )
                 continue
             frame = await self.parse(raw)
             if frame is not None:
@@ -198,26 +245,40 @@ class Connection:
             return None
         size = len(raw.encode())
         if size > self.gw.ws_max_frame_bytes:
-            await self.error(ErrorCode.MALFORMED, "frame too large", reason="too_large", size=size, max=self.gw.ws_max_frame_bytes)
+            await self.error(
+                ErrorCode.MALFORMED, "frame too large", reason="too_large", size=size, max=self.gw.ws_max_frame_bytes
+            )
             return None
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):
             await self.error(ErrorCode.MALFORMED, "frame is not JSON", reason="not_json")
             return None
-        request_id = data.get("requestId") if isinstance(data, dict) and isinstance(data.get("requestId"), str) else None
-        request_id = request_id[:64] if request_id else None
+        request_id = _request_id(data)
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            await self.error(ErrorCode.MALFORMED, "a frame is a JSON object with a string `type`", reason="no_type", request_id=request_id)
+            await self.error(
+                ErrorCode.MALFORMED,
+                "a frame is a JSON object with a string `type`",
+                reason="no_type",
+                request_id=request_id,
+            )
             return None
         if data["type"] not in F.CLIENT_TYPES:
-            await self.error(ErrorCode.MALFORMED, f"unknown frame type {data['type'][:40]!r}", reason="unknown_type", known=list(F.CLIENT_TYPES), request_id=request_id)
+            await self.error(
+                ErrorCode.MALFORMED,
+                f"unknown frame type {data['type'][:40]!r}",
+                reason="unknown_type",
+                known=list(F.CLIENT_TYPES),
+                request_id=request_id,
+            )
             return None
         try:
             return F.CLIENT.validate_python(data)
         except ValidationError as exc:
             errors = [{"loc": [str(p) for p in e["loc"]], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
-            await self.error(ErrorCode.VALIDATION, f"invalid {data['type']} frame", errors=errors, request_id=request_id)
+            await self.error(
+                ErrorCode.VALIDATION, f"invalid {data['type']} frame", errors=errors, request_id=request_id
+            )
             return None
 
     # --- frames ---------------------------------------------------------------------------
@@ -227,6 +288,11 @@ class Connection:
         assert who is not None
         table_id = getattr(frame, "table_id", None)
         request_id = getattr(frame, "request_id", None)
+        CORRELATION.set(new_id())  # one action: its bus calls and their log lines share this id
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "frame %s", type(frame).__name__, extra={"table_id": table_id, "participant_id": who.participant_id}
+            )
         try:
             if isinstance(frame, F.Ping):
                 await self.send(F.Pong(t=frame.t))
@@ -238,34 +304,49 @@ class Connection:
                 await self.drop(frame.table_id)
                 await self.send(F.Unsubscribed(table_id=frame.table_id, request_id=request_id))
             elif isinstance(frame, F.ChatFrame):
-                posted: ChatPosted = await self.bus.call(subjects.CHAT_POST, ChatPost(
-                    table_id=frame.table_id, participant_id=who.participant_id, display_name=(who.name or who.participant_id)[:64],
-                    text=frame.text, **({"message_id": f"chat:{who.participant_id}:{request_id}"} if request_id else {})), ChatPosted)
-                await self.send(F.Result(command="chat", table_id=frame.table_id, status="ok", seq=posted.message.seq, request_id=request_id))
+                posted: ChatPosted = await self.bus.call(
+                    subjects.CHAT_POST, commands.chat_post(who, frame.table_id, frame.text, request_id), ChatPosted
+                )
+                await self.send(
+                    F.Result(
+                        command="chat",
+                        table_id=frame.table_id,
+                        status="ok",
+                        seq=posted.message.seq,
+                        request_id=request_id,
+                    )
+                )
             else:
                 command: Any
                 if isinstance(frame, F.ActFrame):
-                    command = commands.act(who, frame.action.type, frame.action.amount, frame.action.cards, frame.hand_id, frame.turn_id)
+                    command = commands.act(
+                        who, frame.action.type, frame.action.amount, frame.action.cards, frame.hand_id, frame.turn_id
+                    )
                 elif isinstance(frame, F.CommandFrame):
-                    command = commands.command(who, frame.type, **frame.fields())  # type: ignore[attr-defined]
+                    command = commands.command(who, frame.type, **frame.fields())
                 else:  # pragma: no cover - the union is closed
                     raise ApiError(ErrorCode.MALFORMED, "unsupported frame")
-                message_id = f"ws:{frame.type}:{who.participant_id}:{request_id}"[:200] if request_id else None
-                result = await self.bus.table(frame.table_id, command, message_id=message_id)  # type: ignore[arg-type]
-                if isinstance(frame, F.JoinFrame):
-                    await self.chat_join(frame.table_id, ChatRole.SEATED)
-                await self.send(F.Result(command=frame.type, table_id=frame.table_id, status=result.status, seq=result.seq, seat=result.seat,
-                                        buy_in=result.buy_in, request_id=request_id))
+                message_id = commands.message_id(who, frame.type, request_id, socket=True)
+                result = await self.bus.table(frame.table_id, command, message_id=message_id)
+                await self.send(
+                    F.Result(
+                        command=frame.type,
+                        table_id=frame.table_id,
+                        status=result.status,
+                        seq=result.seq,
+                        seat=result.seat,
+                        buy_in=result.buy_in,
+                        request_id=request_id,
+                    )
+                )
         except BusError as exc:
-            await self.error(exc.code.value, exc.message, table_id=table_id, request_id=request_id, **exc.details)
+            await self.error(exc.code.value, exc.message, table_id=table_id, request_id=request_id, details=exc.details)
         except ApiError as exc:
-            await self.error(exc.code, exc.message, table_id=table_id, request_id=request_id, **exc.details)
+            await self.error(exc.code, exc.message, table_id=table_id, request_id=request_id, details=exc.details)
         except ValidationError as exc:
-            await self.error(ErrorCode.VALIDATION, "invalid command", table_id=table_id, request_id=request_id, errors=str(exc)[:500])
-
-    async def chat_join(self, table_id: str, role: ChatRole) -> None:
-        assert self.who is not None
-        await self.chat_members.join(table_id, self.who.participant_id, role)
+            await self.error(
+                ErrorCode.VALIDATION, "invalid command", table_id=table_id, request_id=request_id, errors=str(exc)[:500]
+            )
 
     # --- table subscriptions --------------------------------------------------------------
 
@@ -276,7 +357,9 @@ class Connection:
         if tid in self.tables:
             await self.drop(tid)
         if len(self.tables) >= self.gw.ws_max_tables:
-            raise ApiError(ErrorCode.CONFLICT, f"at most {self.gw.ws_max_tables} tables per connection", reason="too_many_tables")
+            raise ApiError(
+                ErrorCode.CONFLICT, f"at most {self.gw.ws_max_tables} tables per connection", reason="too_many_tables"
+            )
         sub = TableSub(tid)
         sub.waker.keep = True
         self.tables[tid] = sub
@@ -286,34 +369,24 @@ class Connection:
                 await self.hub.add(s, sub.waker)
             replayed = await self.resync(sub, frame.last_seq)
         except BaseException:
-            await self.drop(tid, presence=False)
+            await self.drop(tid, presence=False, linger=False)
             raise
+        # counted present before the client hears `subscribed`: a socket it then closes elsewhere
+        # must not look like its last one (tests/scale/test_two_gateways.py)
+        await self.presence.opened(tid, who.participant_id)
+        await self.chat_members.subscribed(tid, who.participant_id)  # a watcher may chat once told `subscribed`
         await self.send(F.Subscribed(table_id=tid, seq=sub.last_seq, replayed=replayed, request_id=frame.request_id))
         sub.task = asyncio.create_task(self.pump(sub), name=f"ws-pump-{tid}")
-        await self.presence.opened(tid, who.participant_id)
-        await self.chat_join(tid, ChatRole.WATCHING)
 
     async def resync(self, sub: TableSub, last_seq: int | None) -> int:
         """Replay events after `last_seq` (from the feed when it still holds them all, else from
         the table when it does); otherwise a snapshot."""
         assert self.who is not None and sub.feed is not None
         me = self.who.participant_id
-        if last_seq is not None and sub.feed.covers(last_seq):
-            read = sub.feed.read(me, last_seq, 5000)
-            if not read.fetch and not read.more:
-                sub.last_seq = last_seq
-                await self.send_read(sub, read)
-                return len(read.entries)
-        if last_seq is not None:
-            result = await self.bus.table(sub.table_id, GetEvents(after_seq=last_seq, viewer=me, limit=5000))
-            contiguous = (not result.events and result.seq == last_seq) or (result.events and result.events[0].seq == last_seq + 1 and result.events[-1].seq >= result.seq)
-            if contiguous:
-                sub.last_seq = last_seq
-                for ev in result.events:
-                    await self.send_event(sub, ev)
-                sub.last_seq = max(sub.last_seq, result.seq)
-                sub.feed.prime(result.seq)
-                return len(result.events)
+        if last_seq is not None and (batch := await replay(sub.feed, self.bus, me, last_seq)) is not None:
+            sub.last_seq = last_seq
+            await self.send_batch(sub, batch)
+            return len(batch.events)
         view = (await self.bus.table(sub.table_id, GetView(viewer=me))).view
         assert view is not None
         sub.last_seq = view.seq
@@ -321,19 +394,13 @@ class Connection:
         await self.send(F.Snapshot(table_id=sub.table_id, seq=view.seq, table=camel(view)))
         return 0
 
-    async def send_event(self, sub: TableSub, ev: Any) -> None:
-        if ev.seq <= sub.last_seq:
-            return
-        sub.last_seq = ev.seq
-        await self.send(F.EventFrame(table_id=sub.table_id, seq=ev.seq, event=camel(ev)))
-
-    async def send_read(self, sub: TableSub, read: Read) -> None:
-        for item, event, shared in read.entries:
-            if item.seq <= sub.last_seq:
+    async def send_batch(self, sub: TableSub, batch: Batch) -> None:
+        for seq, event, item in batch.events:
+            if seq <= sub.last_seq:
                 continue
-            sub.last_seq = item.seq
-            await self.send_text(item.frame(sub.table_id) if shared else frame_text(sub.table_id, item.seq, event))
-        sub.last_seq = max(sub.last_seq, read.last)
+            sub.last_seq = seq
+            await self.send_text(item.frame(sub.table_id) if item is not None else frame_text(sub.table_id, seq, event))
+        sub.last_seq = max(sub.last_seq, batch.last)
 
     async def send_text(self, data: str) -> None:
         if self.closed:
@@ -356,45 +423,30 @@ class Connection:
                 await sub.waker.event.wait()
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - one table's pump never takes the connection down
+        except Exception:  # one table's pump never takes the connection down
             log.exception("pump failed", extra={"table_id": sub.table_id})
-            await self.error(ErrorCode.UNAVAILABLE, "table feed interrupted; subscribe again with lastSeq", table_id=sub.table_id)
+            await self.error(
+                ErrorCode.UNAVAILABLE, "table feed interrupted; subscribe again with lastSeq", table_id=sub.table_id
+            )
 
     async def catch_up(self, sub: TableSub) -> None:
         """Send what the feed has after `last_seq`; ask the table only for a gap."""
         assert self.who is not None and sub.feed is not None
-        me = self.who.participant_id
         while not self.closed:
-            read = sub.feed.read(me, sub.last_seq, 500)
-            await self.send_read(sub, read)
-            if read.more:
-                continue
-            if not read.fetch:
-                return
-            before = sub.last_seq
-            if not await self.fetch(sub):
-                return
-            if sub.last_seq == before and sub.feed.read(me, sub.last_seq, 1).fetch:
-                # the table is not yet where the feed is (or the feed is wrong): let it settle
-                await asyncio.sleep(0.2)
-
-    async def fetch(self, sub: TableSub) -> bool:
-        """Fill a gap from the table's stored events (its own redaction for this viewer)."""
-        assert self.who is not None and sub.feed is not None
-        while True:
             try:
-                result = await self.bus.table(sub.table_id, GetEvents(after_seq=sub.last_seq, viewer=self.who.participant_id, limit=500))
+                batch = await next_events(sub.feed, self.bus, self.who.participant_id, sub.last_seq, 500)
             except BusError as exc:
-                await self.error(exc.code.value, "could not fetch table events; they will follow", table_id=sub.table_id)
+                await self.error(
+                    exc.code.value, "could not fetch table events; they will follow", table_id=sub.table_id
+                )
                 await asyncio.sleep(0.5)
                 sub.waker.event.set()
-                return False
-            for ev in result.events:
-                await self.send_event(sub, ev)
-            if len(result.events) < 500:
-                sub.last_seq = max(sub.last_seq, result.seq)
-                sub.feed.prime(result.seq)
-                return True
+                return
+            await self.send_batch(sub, batch)
+            if batch.behind:  # the table is not yet where the feed is (or the feed is wrong): let it settle
+                await asyncio.sleep(0.2)
+            elif not batch.more:
+                return
 
     async def forward_chat(self, sub: TableSub, data: bytes) -> None:
         try:
@@ -406,7 +458,7 @@ class Connection:
         sub.chat_seen = event.message.seq
         await self.send(F.ChatMessageFrame(table_id=sub.table_id, message=camel(event.message)))
 
-    async def drop(self, table_id: str, *, presence: bool = True) -> None:
+    async def drop(self, table_id: str, *, presence: bool = True, linger: bool = True) -> None:
         sub = self.tables.pop(table_id, None)
         if sub is None or self.who is None:
             return
@@ -417,17 +469,22 @@ class Connection:
         for s in sub.subjects():
             await self.hub.remove(s, sub.waker)
         if sub.feed is not None:
-            self.hub.unwatch(sub.feed, sub.waker.event)
+            self.hub.unwatch(sub.feed, sub.waker.event, linger=linger)
         if presence and sub.task is not None:
-            await self.presence.closed(table_id, self.who.participant_id)
+            pid = self.who.participant_id
+            await self.presence.closed(table_id, pid)
+            if not await self.presence.watching(table_id, pid):
+                await self.chat_members.unsubscribed(table_id, pid)
 
 
 async def endpoint(ws: WebSocket) -> None:
     conn = Connection(ws)
     ws.app.state.connections.add(conn)
+    SOCKETS.inc()
     try:
         await conn.run()
     finally:
+        SOCKETS.dec()
         ws.app.state.connections.discard(conn)
         if ws.application_state != WebSocketState.DISCONNECTED:
             with contextlib.suppress(Exception):

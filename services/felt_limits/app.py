@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from felt_runtime.streams import WALLET_EVENTS, ensure
 from felt_limits.clock import Clock, FileClock, SystemClock
-from felt_limits.events import ensure_stream
 from felt_limits.handlers import register
 from felt_limits.policy import Limits
 from felt_limits.settings import LimitsSettings
@@ -24,6 +24,7 @@ def build(ctx: ServiceContext, clock: Clock | None = None) -> None:
 
     @ctx.on_startup
     async def stream() -> None:
-        await ensure_stream(ctx.settings.nats_url)
+        await ctx.broker.connect()
+        await ensure(ctx.broker.config.connection_state.stream, WALLET_EVENTS)
 
     register(ctx.broker, limits)

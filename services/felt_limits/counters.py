@@ -4,13 +4,15 @@
   buy-ins (reserved exposure).
 - COMMIT: daily gross wager (owner and participant), the session's wager, and the hand
   counts for the session the first time one of its commits is seen.
-- CASH_OUT: the session's cash-outs, and the session is closed (its exposure is 0).
+- CASH_OUT: the session's cash-outs, and the session is closed (its exposure is 0); the wallet
+  announces an empty session's close as a CASH_OUT of 0.
 - RETURN, REFUND, PAYOUT, GRANT: counted nowhere; nothing ever reduces gross wager.
 """
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, date
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -24,23 +26,58 @@ def session_key(event: TransferEvent) -> str:
     return event.session_id or f"{event.account_id}@{event.table_id or '-'}"
 
 
-async def apply_event(engine: AsyncEngine, clock: Clock, event: TransferEvent) -> bool:
-    """Apply one event in one transaction; False when its id was already applied."""
-    owner = event.owner_id or event.account_id  # an account without an owner is its own owner
-    day = event.at.astimezone(UTC).date() if event.at.tzinfo else event.at.date()
+COUNTED = {TransferKind.BUY_IN, TransferKind.COMMIT, TransferKind.CASH_OUT}
+
+
+async def apply_events(engine: AsyncEngine, clock: Clock, events: list[TransferEvent]) -> list[TransferEvent]:
+    """Apply a batch of events in ONE transaction and a handful of statements (each id at most
+    once, also within the batch; deltas summed per counter row first); the events that were new. All or
+    nothing: a failure applies none, and the batch is redelivered."""
+    firsts = list({e.event_id: e for e in reversed(events)}.values())[::-1]  # first of each id, in order
+    if not firsts:
+        return []
     async with engine.begin() as conn:
-        if not await store.mark_event(conn, event.event_id, event.kind.value, clock.now()):
-            return False
-        session = session_key(event)
-        if event.kind is TransferKind.BUY_IN:
-            await store.add_daily(conn, "owner", owner, day, buy_in=event.amount)
-            await store.add_daily(conn, "participant", event.account_id, day, buy_in=event.amount)
-            await store.add_session(conn, session, owner, event.account_id, bought_in=event.amount)
-        elif event.kind is TransferKind.COMMIT:
-            await store.add_daily(conn, "owner", owner, day, wager=event.amount)
-            await store.add_daily(conn, "participant", event.account_id, day, wager=event.amount)
-            new_hand = bool(event.hand_id) and await store.add_hand(conn, session, event.hand_id or "")
-            await store.add_session(conn, session, owner, event.account_id, wager=event.amount, hands=int(new_hand))
-        elif event.kind is TransferKind.CASH_OUT:
-            await store.add_session(conn, session, owner, event.account_id, cashed_out=event.amount, close=True)
-    return True
+        fresh_ids = await store.mark_events(conn, [(e.event_id, e.kind.value) for e in firsts], clock.now())
+        fresh = [e for e in firsts if e.event_id in fresh_ids]
+        days: dict[tuple[str, str, date], tuple[int, int]] = {}
+        sessions: dict[str, dict[str, Any]] = {}
+        hands: dict[tuple[str, str], None] = {}
+        for e in fresh:
+            owner = e.owner_id or e.account_id  # an account without an owner is its own owner
+            day = e.at.astimezone(UTC).date() if e.at.tzinfo else e.at.date()
+            if e.kind not in COUNTED:
+                continue
+            sid = session_key(e)
+            row = sessions.setdefault(
+                sid,
+                {
+                    "session_id": sid,
+                    "owner_id": owner,
+                    "account_id": e.account_id,
+                    "bought_in": 0,
+                    "cashed_out": 0,
+                    "wager": 0,
+                    "hands": 0,
+                    "closed": False,
+                },
+            )
+            if e.kind in (TransferKind.BUY_IN, TransferKind.COMMIT):
+                buy_in, wager = (e.amount, 0) if e.kind is TransferKind.BUY_IN else (0, e.amount)
+                for key in (("owner", owner, day), ("participant", e.account_id, day)):
+                    b, w = days.get(key, (0, 0))
+                    days[key] = (b + buy_in, w + wager)
+                row["bought_in"] += buy_in
+                row["wager"] += wager
+                if e.kind is TransferKind.COMMIT and e.hand_id:
+                    hands[(sid, e.hand_id)] = None
+            else:  # CASH_OUT (of 0: an empty session closed, no transfer)
+                row["cashed_out"] += e.amount
+                row["closed"] = True
+        if days:
+            await store.add_daily_many(conn, days)
+        if hands:
+            for sid, _ in await store.add_hands(conn, list(hands)):
+                sessions[sid]["hands"] += 1
+        if sessions:
+            await store.add_sessions(conn, list(sessions.values()))
+    return fresh

@@ -7,14 +7,14 @@ Lowering a cap applies at once; raising one waits `raise_cooloff_seconds` as a p
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from felt_runtime.idempotency import fingerprint
 from felt_contracts.base import Request
 from felt_contracts.errors import ErrorCode
 from felt_contracts.limits import (
@@ -37,10 +37,16 @@ from felt_contracts.limits import (
 )
 from felt_limits import store
 from felt_limits.clock import Clock, utc
+from felt_limits.holds import Holds
 from felt_limits.settings import LimitsSettings
 from felt_runtime.bus import BusError
 
+M = TypeVar("M", bound=BaseModel)  # a result model
+
 ORDER = list(LimitName)
+SESSION_LIMITS = {LimitName.SESSION_HANDS, LimitName.SESSION_WAGER}
+DAILY_LIMITS = {LimitName.DAILY_BUY_IN, LimitName.DAILY_WAGER}
+Scope3 = tuple[Scope, str, tuple[Scope, str]]
 
 
 @dataclass(frozen=True)
@@ -91,11 +97,6 @@ class Usage:
         }[limit]
 
 
-def _fingerprint(subject: str, request: Request) -> str:
-    body = request.model_dump_json(exclude={"message_id", "correlation_id"})
-    return hashlib.sha256(f"{subject}\n{body}".encode()).hexdigest()
-
-
 class Limits:
     """The limits service's logic over its store, reading time from an injected clock."""
 
@@ -104,6 +105,7 @@ class Limits:
         self.clock = clock
         self.settings = settings
         self.defaults = settings.defaults()
+        self.holds = Holds(settings.hold_seconds)
 
     def today(self, now: datetime) -> date:
         return now.date()  # now is aware UTC: daily counters reset at 00:00 UTC
@@ -114,9 +116,8 @@ class Limits:
         defaults = self.defaults if scope is Scope.OWNER else {}
         return {limit: effective(rows.get(limit.value), defaults.get(limit), now) for limit in ORDER}
 
-    async def _usage(
-        self, conn: AsyncConnection, scope: Scope, scope_id: str, day: date, session: Any
-    ) -> Usage:
+    async def _usage(self, conn: AsyncConnection, scope: Scope, scope_id: str, day: date, session: Any) -> Usage:
+        """`scope` here is a counter scope: owner or participant (see `_scopes`)."""
         buy_in, wager = await store.get_daily(conn, scope.value, scope_id, day)
         exposure = await store.get_exposure(conn, scope.value, scope_id)
         hands = int(session.hands) if session is not None else 0
@@ -124,10 +125,14 @@ class Limits:
         return Usage(buy_in, wager, exposure, hands, session_wager)
 
     @staticmethod
-    def _scopes(owner_id: str, participant_id: str | None) -> list[tuple[Scope, str]]:
-        scopes = [(Scope.OWNER, owner_id)]
+    def _scopes(owner_id: str, participant_id: str | None, credential_id: str | None = None) -> list[Scope3]:
+        """Every policy that applies: (scope, its id, the counters it is checked against). A
+        credential's caps bind against its participant's counters (the owner's without one)."""
+        scopes = [(Scope.OWNER, owner_id, (Scope.OWNER, owner_id))]
         if participant_id:
-            scopes.append((Scope.PARTICIPANT, participant_id))
+            scopes.append((Scope.PARTICIPANT, participant_id, (Scope.PARTICIPANT, participant_id)))
+        if credential_id:
+            scopes.append((Scope.CREDENTIAL, credential_id, scopes[-1][2]))
         return scopes
 
     # --- check ------------------------------------------------------------------------------
@@ -147,44 +152,85 @@ class Limits:
                 wants |= {LimitName.DAILY_WAGER: req.amount, LimitName.SESSION_WAGER: req.amount}
         else:  # CONTINUE_SESSION: another hand is possible only below both session caps
             wants = {LimitName.SESSION_HANDS: 1, LimitName.SESSION_WAGER: 1}
+        if not req.hold:
+            return await self._check(req, now, day, wants)
+        async with self.holds.lock(req.owner_id):  # the holding checks of one owner, one at a time (holds.py)
+            decision = await self._check(req, now, day, wants)
+            if req.kind is CheckKind.START_HAND and req.hand_id:
+                self.holds.add_hand(req.owner_id, req.participant_id, req.session_id, req.hand_id, wants)
+            else:
+                self.holds.add(req.kind, req.owner_id, req.participant_id, req.session_id, req.amount, wants)
+            return decision
+
+    async def _check(self, req: LimitsCheck, now: datetime, day: date, wants: dict[LimitName, int]) -> LimitsDecision:
         headroom: dict[LimitName, int | None] = {limit: None for limit in wants}
-        async with self.engine.connect() as conn:
-            session = await store.get_session(conn, req.session_id) if req.session_id else None
-            for scope, scope_id in self._scopes(req.owner_id, req.participant_id):
-                frozen, reason = await store.get_freeze(conn, scope.value, scope_id)
-                if frozen:
+        scopes = self._scopes(req.owner_id, req.participant_id, req.credential_id)
+        # holds before any counter is read: a transfer counted meanwhile is then seen twice
+        # (safe), never not at all (its hold is released only after its counters are committed);
+        # a scope is held on the counters it is measured by (a credential: its participant's)
+        held = {
+            (c, i, limit): self.holds.held(c, i, limit, req.session_id, req.hand_id)
+            for _, _, (c, i) in scopes
+            for limit in wants
+        }
+        keys = [(scope.value, scope_id) for scope, scope_id, _ in scopes]
+        counted = list(dict.fromkeys((c.value, i) for _, _, (c, i) in scopes))
+        async with self.engine.connect() as conn:  # a few reads, only of what this kind needs
+            frozen = await store.get_freezes_many(conn, keys)
+            for scope, scope_id, _ in scopes:
+                if (scope.value, scope_id) in frozen:
                     raise BusError(
-                        ErrorCode.FROZEN, f"{scope.value} {scope_id} is frozen", scope=scope.value, scope_id=scope_id, reason=reason
+                        ErrorCode.FROZEN,
+                        f"{scope.value} {scope_id} is frozen",
+                        scope=scope.value,
+                        scope_id=scope_id,
+                        reason=frozen[(scope.value, scope_id)],
                     )
-            for scope, scope_id in self._scopes(req.owner_id, req.participant_id):
-                caps = await self._caps(conn, scope, scope_id, now)
-                usage = await self._usage(conn, scope, scope_id, day, session)
-                for limit, amount in wants.items():
-                    cap = caps[limit].value
-                    used = usage.of(limit)
-                    room = _headroom(cap, used)
-                    if cap is not None and used + amount > cap:
-                        raise BusError(
-                            ErrorCode.LIMIT_EXCEEDED,
-                            f"{limit.value} limit of {scope.value} {scope_id} reached",
-                            limit=limit.value,
-                            scope=scope.value,
-                            scope_id=scope_id,
-                            cap=cap,
-                            used=used,
-                            amount=amount,
-                            headroom=room,
-                        )
-                    if room is not None and (headroom[limit] is None or room < headroom[limit]):  # type: ignore[operator]
-                        headroom[limit] = room
+            session = (
+                await store.get_session(conn, req.session_id)
+                if req.session_id and SESSION_LIMITS & wants.keys()
+                else None
+            )
+            rows = await store.get_caps_many(conn, keys)
+            days = await store.get_daily_many(conn, counted, day) if DAILY_LIMITS & wants.keys() else {}
+            exposure = (
+                {k: await store.get_exposure(conn, *k) for k in counted} if LimitName.RESERVED_EXPOSURE in wants else {}
+            )
+        hands = int(session.hands) if session is not None else 0
+        session_wager = int(session.wager) if session is not None else 0
+        for scope, scope_id, (c, i) in scopes:
+            defaults = self.defaults if scope is Scope.OWNER else {}
+            caps = {
+                limit: effective(rows[(scope.value, scope_id)].get(limit.value), defaults.get(limit), now)
+                for limit in wants
+            }
+            buy_in, wager = days.get((c.value, i), (0, 0))
+            usage = Usage(buy_in, wager, exposure.get((c.value, i), 0), hands, session_wager)
+            for limit, amount in wants.items():
+                cap = caps[limit].value
+                used = usage.of(limit) + held[c, i, limit]
+                room = _headroom(cap, used)
+                if cap is not None and used + amount > cap:
+                    raise BusError(
+                        ErrorCode.LIMIT_EXCEEDED,
+                        f"{limit.value} limit of {scope.value} {scope_id} reached",
+                        limit=limit.value,
+                        scope=scope.value,
+                        scope_id=scope_id,
+                        cap=cap,
+                        used=used,
+                        amount=amount,
+                        headroom=room,
+                    )
+                if room is not None and ((least := headroom[limit]) is None or room < least):
+                    headroom[limit] = room
         return LimitsDecision(kind=req.kind, headroom=headroom)
 
     # --- state ------------------------------------------------------------------------------
-    async def _scope_state(
-        self, conn: AsyncConnection, scope: Scope, scope_id: str, now: datetime, session: Any
-    ) -> ScopeState:
+    async def _scope_state(self, conn: AsyncConnection, scope3: Scope3, now: datetime, session: Any) -> ScopeState:
+        scope, scope_id, counted = scope3
         caps = await self._caps(conn, scope, scope_id, now)
-        usage = await self._usage(conn, scope, scope_id, self.today(now), session)
+        usage = await self._usage(conn, *counted, self.today(now), session)
         frozen, reason = await store.get_freeze(conn, scope.value, scope_id)
         return ScopeState(
             scope=scope,
@@ -209,12 +255,10 @@ class Limits:
         now = self.clock.now()
         async with self.engine.connect() as conn:
             session = await store.get_session(conn, req.session_id) if req.session_id else None
-            owner = await self._scope_state(conn, Scope.OWNER, req.owner_id, now, session)
-            participant = (
-                await self._scope_state(conn, Scope.PARTICIPANT, req.participant_id, now, session)
-                if req.participant_id
-                else None
-            )
+            states = {
+                s3[0]: await self._scope_state(conn, s3, now, session)
+                for s3 in self._scopes(req.owner_id, req.participant_id, req.credential_id)
+            }
         session_state = None
         if req.session_id:
             s = session
@@ -229,28 +273,45 @@ class Limits:
                 closed=bool(s.closed) if s else False,
                 reserved=0 if (s is None or s.closed) else max(0, int(s.bought_in) - int(s.cashed_out)),
             )
-        return LimitsState(now=now, day=self.today(now), owner=owner, participant=participant, session=session_state)
+        return LimitsState(
+            now=now,
+            day=self.today(now),
+            owner=states[Scope.OWNER],
+            participant=states.get(Scope.PARTICIPANT),
+            credential=states.get(Scope.CREDENTIAL),
+            session=session_state,
+        )
 
     # --- commands (idempotent on message_id) ------------------------------------------------
-    async def _once(self, conn: AsyncConnection, subject: str, req: Request, model: type[BaseModel]) -> BaseModel | None:
+    async def _once(self, conn: AsyncConnection, subject: str, req: Request, model: type[M]) -> M | None:
         prior = await store.get_request(conn, req.message_id)
         if prior is None:
             return None
-        if prior.fingerprint != _fingerprint(subject, req):
+        if prior.fingerprint != fingerprint(req, subject):
             raise BusError(ErrorCode.CONFLICT, "message_id reused with different content", message_id=req.message_id)
         return model.model_validate_json(prior.result)
 
     async def _remember(self, conn: AsyncConnection, subject: str, req: Request, result: BaseModel) -> None:
-        await store.put_request(conn, req.message_id, _fingerprint(subject, req), result.model_dump_json())
+        await store.put_request(conn, req.message_id, fingerprint(req, subject), result.model_dump_json())
 
     async def set_cap(self, req: LimitsSetCap, subject: str) -> CapChange:
         now = self.clock.now()
+        defaults = self.defaults if req.scope is Scope.OWNER else {}
         async with self.engine.begin() as conn:
+            # decided with the write: a `lower_only` caller cannot raise between a read and a write
+            await store.lock_cap(conn, req.scope.value, req.scope_id, req.limit.value, defaults.get(req.limit), now)
             if (prior := await self._once(conn, subject, req, CapChange)) is not None:
-                return prior  # type: ignore[return-value]
+                return prior
             rows = await store.get_caps(conn, req.scope.value, req.scope_id)
-            defaults = self.defaults if req.scope is Scope.OWNER else {}
             current = effective(rows.get(req.limit.value), defaults.get(req.limit), now).value
+            if req.lower_only and _higher(req.cap, current):
+                raise BusError(  # rolls the transaction back
+                    ErrorCode.FORBIDDEN,
+                    "an agent may lower caps; raising one needs the owner's login token",
+                    reason="raise_needs_owner",
+                    limit=req.limit.value,
+                    cap=current,
+                )
             cooloff = timedelta(seconds=self.settings.raise_cooloff_seconds)
             if _higher(req.cap, current) and cooloff > timedelta(0):
                 at = now + cooloff
@@ -259,8 +320,8 @@ class Limits:
             else:  # lower, equal, or no cool-off configured: in force now, any pending raise dropped
                 await store.put_cap(conn, req.scope.value, req.scope_id, req.limit.value, req.cap, None, None, now)
                 cap, applied = Cap(req.cap), True
-            session = None
-            usage = await self._usage(conn, req.scope, req.scope_id, self.today(now), session)
+            # a credential has no counters of its own: its `used` shows in LIMITS_GET (with its participant)
+            usage = await self._usage(conn, req.scope, req.scope_id, self.today(now), None)
             result = CapChange(applied=applied, state=self._cap_state(req.limit, cap, usage.of(req.limit)))
             await self._remember(conn, subject, req, result)
         return result
@@ -269,7 +330,7 @@ class Limits:
         now = self.clock.now()
         async with self.engine.begin() as conn:
             if (prior := await self._once(conn, subject, req, FreezeState)) is not None:
-                return prior  # type: ignore[return-value]
+                return prior
             await store.put_freeze(conn, req.scope.value, req.scope_id, req.frozen, req.reason, now)
             result = FreezeState(scope=req.scope, scope_id=req.scope_id, frozen=req.frozen, reason=req.reason)
             await self._remember(conn, subject, req, result)
@@ -278,7 +339,7 @@ class Limits:
     async def end_session(self, req: LimitsSessionEnd, subject: str) -> SessionEnded:
         async with self.engine.begin() as conn:
             if (prior := await self._once(conn, subject, req, SessionEnded)) is not None:
-                return prior  # type: ignore[return-value]
+                return prior
             await store.close_session(conn, req.session_id)
             result = SessionEnded(session_id=req.session_id, closed=True)
             await self._remember(conn, subject, req, result)

@@ -25,6 +25,9 @@ class LimitsSettings(BaseSettings):
     consumer: str = "felt-limits"
     #: Unacknowledged events (e.g. pulled by a replica that crashed) are redelivered after this.
     ack_wait_seconds: float = Field(default=10.0, gt=0)
+    #: an allowed buy-in or wager counts against the caps this long at most before the wallet's
+    #: transfer event is counted (holds.py)
+    hold_seconds: float = Field(default=10.0, gt=0)
     #: Where a new durable consumer starts: `all` (production) or `new`.
     deliver_policy: str = "all"
     #: Tests only: read "now" from this file (ISO datetime) instead of the system clock.

@@ -86,7 +86,10 @@ requests = sa.Table(
 
 
 def insert(conn: AsyncConnection, table: sa.Table) -> Any:
-    """The dialect's INSERT (with ON CONFLICT support)."""
+    """The dialect's INSERT (with ON CONFLICT support). The batch writers below execute it with
+    a list of rows (SQLAlchemy's insertmanyvalues batches them): one statement, compiled once and
+    cached, whatever the batch size; a `.values(rows)` statement was compiled anew for every batch
+    (2.64 → 2.31 ms per batch of 1–40 events on SQLite)."""
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
@@ -96,63 +99,57 @@ def insert(conn: AsyncConnection, table: sa.Table) -> Any:
     return sqlite_insert(table)
 
 
-async def mark_event(conn: AsyncConnection, event_id: str, kind: str, now: datetime) -> bool:
-    """Record an event id; False when it was already there (a duplicate)."""
-    stmt = insert(conn, events).values(event_id=event_id, kind=kind, processed_at=now)
-    result = await conn.execute(stmt.on_conflict_do_nothing(index_elements=["event_id"]))
-    return result.rowcount == 1
+async def mark_events(conn: AsyncConnection, marks: list[tuple[str, str]], now: datetime) -> set[str]:
+    """Record many (event id, kind); the ids that were new (not seen before)."""
+    stmt = insert(conn, events).on_conflict_do_nothing(index_elements=["event_id"]).returning(events.c.event_id)
+    result = await conn.execute(stmt, [{"event_id": e, "kind": k, "processed_at": now} for e, k in marks])
+    return set(result.scalars().all())
 
 
-async def add_daily(conn: AsyncConnection, scope: str, scope_id: str, day: date, *, buy_in: int = 0, wager: int = 0) -> None:
-    stmt = insert(conn, daily).values(scope=scope, scope_id=scope_id, day=day, buy_in=buy_in, wager=wager)
+async def add_daily_many(conn: AsyncConnection, deltas: dict[tuple[str, str, date], tuple[int, int]]) -> None:
+    """Add (buy-in, wager) to many daily rows in one upsert."""
+    rows = [{"scope": k, "scope_id": i, "day": d, "buy_in": b, "wager": w} for (k, i, d), (b, w) in deltas.items()]
+    stmt = insert(conn, daily)
     await conn.execute(
         stmt.on_conflict_do_update(
             index_elements=["scope", "scope_id", "day"],
-            set_={"buy_in": daily.c.buy_in + buy_in, "wager": daily.c.wager + wager},
-        )
+            set_={"buy_in": daily.c.buy_in + stmt.excluded.buy_in, "wager": daily.c.wager + stmt.excluded.wager},
+        ),
+        rows,
     )
 
 
-async def add_session(
-    conn: AsyncConnection,
-    session_id: str,
-    owner_id: str | None,
-    account_id: str | None,
-    *,
-    bought_in: int = 0,
-    cashed_out: int = 0,
-    wager: int = 0,
-    hands: int = 0,
-    close: bool = False,
-) -> None:
-    stmt = insert(conn, sessions).values(
-        session_id=session_id,
-        owner_id=owner_id,
-        account_id=account_id,
-        bought_in=bought_in,
-        cashed_out=cashed_out,
-        wager=wager,
-        hands=hands,
-        closed=close,
+async def add_hands(conn: AsyncConnection, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Record many (session, hand); the pairs that were new."""
+    stmt = (
+        insert(conn, session_hands)
+        .on_conflict_do_nothing(index_elements=["session_id", "hand_id"])
+        .returning(session_hands.c.session_id, session_hands.c.hand_id)
     )
-    updates: dict[str, Any] = {
-        "bought_in": sessions.c.bought_in + bought_in,
-        "cashed_out": sessions.c.cashed_out + cashed_out,
-        "wager": sessions.c.wager + wager,
-        "hands": sessions.c.hands + hands,
-        "owner_id": sa.func.coalesce(sessions.c.owner_id, owner_id),
-        "account_id": sa.func.coalesce(sessions.c.account_id, account_id),
-    }
-    if close:
-        updates["closed"] = True
-    await conn.execute(stmt.on_conflict_do_update(index_elements=["session_id"], set_=updates))
+    result = await conn.execute(stmt, [{"session_id": s, "hand_id": h} for s, h in pairs])
+    return [(r.session_id, r.hand_id) for r in result.all()]
 
 
-async def add_hand(conn: AsyncConnection, session_id: str, hand_id: str) -> bool:
-    """True when this hand is new for the session."""
-    stmt = insert(conn, session_hands).values(session_id=session_id, hand_id=hand_id)
-    result = await conn.execute(stmt.on_conflict_do_nothing(index_elements=["session_id", "hand_id"]))
-    return result.rowcount == 1
+async def add_sessions(conn: AsyncConnection, rows: list[dict[str, Any]]) -> None:
+    """Add buy-ins, cash-outs, wager and hands to many sessions in one upsert (`closed` only
+    ever goes from False to True; the first owner and account seen stay)."""
+    stmt = insert(conn, sessions)
+    x = stmt.excluded
+    await conn.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["session_id"],
+            set_={
+                "bought_in": sessions.c.bought_in + x.bought_in,
+                "cashed_out": sessions.c.cashed_out + x.cashed_out,
+                "wager": sessions.c.wager + x.wager,
+                "hands": sessions.c.hands + x.hands,
+                "owner_id": sa.func.coalesce(sessions.c.owner_id, x.owner_id),
+                "account_id": sa.func.coalesce(sessions.c.account_id, x.account_id),
+                "closed": sa.or_(sessions.c.closed, x.closed),
+            },
+        ),
+        rows,
+    )
 
 
 async def close_session(conn: AsyncConnection, session_id: str) -> None:
@@ -174,8 +171,53 @@ async def get_daily(conn: AsyncConnection, scope: str, scope_id: str, day: date)
     return (int(row.buy_in), int(row.wager)) if row else (0, 0)
 
 
+async def get_daily_many(
+    conn: AsyncConnection, keys: list[tuple[str, str]], day: date
+) -> dict[tuple[str, str], tuple[int, int]]:
+    """Daily (buy-in, wager) of several (scope, id) at once; missing ones are (0, 0)."""
+    rows = (
+        await conn.execute(
+            sa.select(daily.c.scope, daily.c.scope_id, daily.c.buy_in, daily.c.wager).where(
+                daily.c.day == day, sa.or_(*(sa.and_(daily.c.scope == k, daily.c.scope_id == i) for k, i in keys))
+            )
+        )
+    ).all()
+    found = {(r.scope, r.scope_id): (int(r.buy_in), int(r.wager)) for r in rows}
+    return {k: found.get(k, (0, 0)) for k in keys}
+
+
+async def get_caps_many(
+    conn: AsyncConnection, keys: list[tuple[str, str]]
+) -> dict[tuple[str, str], dict[str, sa.Row[Any]]]:
+    """The explicit caps of several (scope, id) at once, by limit name."""
+    rows = (
+        await conn.execute(
+            sa.select(caps).where(sa.or_(*(sa.and_(caps.c.scope == k, caps.c.scope_id == i) for k, i in keys)))
+        )
+    ).all()
+    out: dict[tuple[str, str], dict[str, sa.Row[Any]]] = {k: {} for k in keys}
+    for row in rows:
+        out[(row.scope, row.scope_id)][row.limit_name] = row
+    return out
+
+
+async def get_freezes_many(conn: AsyncConnection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The frozen ones among several (scope, id), with their reason."""
+    rows = (
+        await conn.execute(
+            sa.select(freezes.c.scope, freezes.c.scope_id, freezes.c.reason).where(
+                freezes.c.frozen.is_(True),
+                sa.or_(*(sa.and_(freezes.c.scope == k, freezes.c.scope_id == i) for k, i in keys)),
+            )
+        )
+    ).all()
+    return {(r.scope, r.scope_id): r.reason for r in rows}
+
+
 def _reserved() -> sa.ColumnElement[Any]:
-    return sa.case((sessions.c.bought_in > sessions.c.cashed_out, sessions.c.bought_in - sessions.c.cashed_out), else_=0)
+    return sa.case(
+        (sessions.c.bought_in > sessions.c.cashed_out, sessions.c.bought_in - sessions.c.cashed_out), else_=0
+    )
 
 
 async def get_exposure(conn: AsyncConnection, scope: str, scope_id: str) -> int:
@@ -183,7 +225,9 @@ async def get_exposure(conn: AsyncConnection, scope: str, scope_id: str) -> int:
     column = sessions.c.owner_id if scope == "owner" else sessions.c.account_id
     total = (
         await conn.execute(
-            sa.select(sa.func.coalesce(sa.func.sum(_reserved()), 0)).where(column == scope_id, sessions.c.closed.is_(False))
+            sa.select(sa.func.coalesce(sa.func.sum(_reserved()), 0)).where(
+                column == scope_id, sessions.c.closed.is_(False)
+            )
         )
     ).scalar_one()
     return int(total)
@@ -196,6 +240,28 @@ async def get_session(conn: AsyncConnection, session_id: str) -> sa.Row[Any] | N
 async def get_caps(conn: AsyncConnection, scope: str, scope_id: str) -> dict[str, sa.Row[Any]]:
     rows = (await conn.execute(sa.select(caps).where(caps.c.scope == scope, caps.c.scope_id == scope_id))).all()
     return {row.limit_name: row for row in rows}
+
+
+async def lock_cap(
+    conn: AsyncConnection, scope: str, scope_id: str, limit_name: str, default: int | None, now: datetime
+) -> None:
+    """Hold the cap's row for this transaction (first statement: SQLite's write lock, PostgreSQL's
+    row lock), so concurrent changes of one cap are decided one after the other. A missing row is
+    created as the default it stands for (what `effective` reads for no row)."""
+    stmt = insert(conn, caps).values(
+        scope=scope,
+        scope_id=scope_id,
+        limit_name=limit_name,
+        cap=default,
+        pending_cap=None,
+        pending_effective_at=None,
+        updated_at=now,
+    )
+    await conn.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["scope", "scope_id", "limit_name"], set_={"updated_at": caps.c.updated_at}
+        )
+    )
 
 
 async def put_cap(
@@ -216,13 +282,17 @@ async def put_cap(
 async def get_freeze(conn: AsyncConnection, scope: str, scope_id: str) -> tuple[bool, str]:
     row = (
         await conn.execute(
-            sa.select(freezes.c.frozen, freezes.c.reason).where(freezes.c.scope == scope, freezes.c.scope_id == scope_id)
+            sa.select(freezes.c.frozen, freezes.c.reason).where(
+                freezes.c.scope == scope, freezes.c.scope_id == scope_id
+            )
         )
     ).first()
     return (bool(row.frozen), row.reason) if row else (False, "")
 
 
-async def put_freeze(conn: AsyncConnection, scope: str, scope_id: str, frozen: bool, reason: str, now: datetime) -> None:
+async def put_freeze(
+    conn: AsyncConnection, scope: str, scope_id: str, frozen: bool, reason: str, now: datetime
+) -> None:
     values = {"frozen": frozen, "reason": reason, "updated_at": now}
     stmt = insert(conn, freezes).values(scope=scope, scope_id=scope_id, **values)
     await conn.execute(stmt.on_conflict_do_update(index_elements=["scope", "scope_id"], set_=values))

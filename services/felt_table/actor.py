@@ -16,39 +16,38 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from typing import Any
 
+from felt_runtime.idempotency import fingerprint
+from felt_contracts.deadlines import AbsentDeadline, ClosesAtDeadline, GraceDeadline, IntermissionDeadline, TurnDeadline
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import TableConfig, TableResult, TableSummary
 from felt_runtime.bus import BusError
+from felt_runtime.logs import CORRELATION
 from felt_table import closing, hands, play, recovery, seating, views
 from felt_table.deadlines import Fired
 from felt_table.recovery import Do
 from felt_table.deps import Deps
-from felt_table.table import Table
+from felt_table.table import Handler, Table
 
 log = logging.getLogger("felt.table.actor")
-
-Handler = Callable[[Table, Any], Awaitable[TableResult]]
 
 
 async def fired(t: Table, f: Fired) -> TableResult:
     """A deadline, routed by what it was set for (each handler ignores a stale one)."""
-    k = f.payload.get("k")
-    if k == "turn":
-        return await play.turn_over(t, f.payload)
-    if k == "grace":
-        return await seating.grace_over(t, f.payload)
-    if k == "closes_at":
-        await closing.closes_at_came(t)
-        return t.result()
-    if k == "absent":
-        return await seating.absent_over(t, f.payload)
-    if k == "intermission":
-        await hands.intermission_over(t, int(f.payload.get("e", -1)))
-        return t.result()
-    return t.result("ignored")
+    d = f.deadline
+    match d:
+        case TurnDeadline():
+            return await play.turn_over(t, d)
+        case GraceDeadline():
+            return await seating.grace_over(t, d)
+        case AbsentDeadline():
+            return await seating.absent_over(t, d)
+        case IntermissionDeadline():
+            await hands.intermission_over(t, d.epoch)
+        case ClosesAtDeadline():
+            await closing.closes_at_came(t)
+    return t.result()
 
 
 async def do(t: Table, d: Do) -> TableResult:
@@ -70,20 +69,18 @@ class Recent:
         seen = self.outcomes.get(message_id)
         if seen is None:
             return None
-        if seen[0] != _fingerprint(command):
-            return BusError(ErrorCode.CONFLICT, "this message_id was used for another command", reason="message_id_reused")
+        if seen[0] != fingerprint(command, type(command).__name__):
+            return BusError(
+                ErrorCode.CONFLICT, "this message_id was used for another command", reason="message_id_reused"
+            )
         return seen[1]
 
     def put(self, message_id: str, command: Any, outcome: TableResult | BusError) -> None:
         if isinstance(outcome, BusError) and recovery.retryable(outcome):
             return
-        self.outcomes[message_id] = (_fingerprint(command), outcome)
+        self.outcomes[message_id] = (fingerprint(command, type(command).__name__), outcome)
         while len(self.outcomes) > self.size:
             self.outcomes.popitem(last=False)
-
-
-def _fingerprint(command: Any) -> str:
-    return f"{type(command).__name__}:{command.model_dump_json()}"
 
 
 async def _timer_silent(t: Table) -> None:
@@ -94,7 +91,8 @@ class TableActor:
     def __init__(self, config: TableConfig, deps: Deps) -> None:
         self.table = Table(config, deps)
         self.config = config
-        self.queue: asyncio.Queue[tuple[Any, str | None, asyncio.Future[Any]]] = asyncio.Queue()
+        # each command carries the correlation id of the action it serves (the actor's task runs it)
+        self.queue: asyncio.Queue[tuple[Any, str | None, asyncio.Future[Any], str | None]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.recent = Recent(deps.settings.recent_commands)
         self.table.post = self.submit_nowait
@@ -124,17 +122,18 @@ class TableActor:
     async def submit(self, command: Any, message_id: str | None = None) -> TableResult:
         """Run `command` in order; `message_id` (a participant's command): at most once."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        await self.queue.put((command, message_id, fut))
+        await self.queue.put((command, message_id, fut, CORRELATION.get()))
         return await fut
 
     def submit_nowait(self, command: Any) -> None:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         fut.add_done_callback(lambda f: f.exception())
-        self.queue.put_nowait((command, None, fut))
+        self.queue.put_nowait((command, None, fut, CORRELATION.get()))
 
     async def _run(self) -> None:
         while True:
-            command, message_id, fut = await self.queue.get()
+            command, message_id, fut, correlation = await self.queue.get()
+            CORRELATION.set(correlation)
             if message_id is not None and type(command) in views.COMMANDS:
                 message_id = None  # a query changes nothing: nothing to remember
             seen = self.recent.get(message_id, command) if message_id is not None else None
@@ -145,22 +144,23 @@ class TableActor:
                     fut.set_result(seen)
                 continue
             self.table.command_id = message_id or ""
+            self.table.note_credential(command)
+            outcome: TableResult | BusError
             try:
-                result = await COMMANDS[type(command)](self.table, command)
-                err = None
+                outcome = await COMMANDS[type(command)](self.table, command)
             except BusError as exc:
-                result, err = None, exc
-            except Exception as exc:  # noqa: BLE001
+                outcome = exc
+            except Exception as exc:  # logged; the sender gets `internal`
                 log.exception("command failed", extra={"table_id": self.config.table_id})
-                result, err = None, BusError(ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}")
+                outcome = BusError(ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}")
             try:
                 await self.table.events.flush()
-            except Exception:  # noqa: BLE001
+            except Exception:  # logged; the queue goes on with the next command
                 log.exception("flush failed")
             if message_id is not None:
-                self.recent.put(message_id, command, err if err is not None else result)
+                self.recent.put(message_id, command, outcome)
             if not fut.done():
-                if err is not None:
-                    fut.set_exception(err)
+                if isinstance(outcome, BusError):
+                    fut.set_exception(outcome)
                 else:
-                    fut.set_result(result)
+                    fut.set_result(outcome)

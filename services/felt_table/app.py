@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
-from nats.js.api import StreamConfig
-from nats.js.errors import BadRequestError
-
-from felt_contracts import subjects
 from felt_contracts.table import TableConfig
+from felt_runtime import catalog
 from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext, load_settings
-from felt_table.deps import Deps, Registry
+from felt_runtime.streams import TABLE_EVENTS, declare
+from felt_table.deps import Deps
 from felt_table.handlers import register
 from felt_table.lobby import load_tables
+from felt_table.registry import SessionRegistry
+from felt_table.replicas import Replica, default_replica_id
 from felt_table.rooms import Rooms
 from felt_table.settings import TableSettings
 from felt_table.store import Store
@@ -25,30 +26,47 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
     settings = table or load_settings(ctx.name, TableSettings)
     engine = ctx.database()
     store = Store(engine)
-    rooms = Rooms(Deps(ctx.broker, store, settings, Registry({})))
+    registry = SessionRegistry()
+    rooms = Rooms(Deps(ctx.broker, store, settings, registry))
+    if settings.lease_seconds > 0:
+        port = ctx.settings.http_port or ctx.settings.default_port(catalog.default_port(ctx.name))
+        rooms.replica = Replica(
+            rooms,
+            ctx.broker,
+            settings.replica_id or default_replica_id(port),
+            settings.lease_seconds,
+            settings.kv_replicas,
+        )
     register(ctx.broker, rooms, settings.timer_owner)
+
+    async def known() -> dict[str, TableConfig]:
+        """Every table of the room: the configured ones and those operators created."""
+        configs = {c.table_id: c for c in load_tables(settings.default_tables, settings.tables_file)}
+        for raw in await store.created_tables():
+            c = TableConfig.model_validate_json(raw)
+            configs.setdefault(c.table_id, c)
+        return configs
 
     @ctx.on_startup
     async def start() -> None:
         await migrate(engine, "felt_table", "table")
         await ctx.broker.connect()
         js = ctx.broker.config.connection_state.stream
-        config = StreamConfig(name=subjects.TABLE_EVENTS_STREAM, subjects=["felt.evt.table.>"],
-                              duplicate_window=120.0, max_age=7 * 86400.0)
-        try:
-            await js.add_stream(config)
-        except BadRequestError:
-            await js.update_stream(config)
-        configs = {c.table_id: c for c in load_tables(settings.default_tables, settings.tables_file)}
-        for raw in await store.created_tables():
-            c = TableConfig.model_validate_json(raw)
-            configs.setdefault(c.table_id, c)
-        for c in configs.values():  # restart policy: every open hand cancelled, seats cleared
-            await rooms.open(c)
+        await declare(js, replace(TABLE_EVENTS, max_age=settings.events_max_age_seconds))
+        await registry.open(js, settings.kv_replicas)
+        if rooms.replica is not None:  # this replica's share; the rest go to the others
+            rooms.replica.load_known = known
+            await rooms.replica.open(js)
+            await rooms.replica.start()
+        else:
+            for c in (await known()).values():  # restart policy: every open hand cancelled, seats cleared
+                await rooms.open(c)
         log.info("tables open", extra={"tables": len(rooms.actors)})
 
     @ctx.on_shutdown
     async def stop() -> None:
+        if rooms.replica is not None:
+            await rooms.replica.stop()
         await rooms.stop()
 
     return rooms

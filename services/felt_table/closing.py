@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from felt_contracts.errors import ErrorCode
-from felt_contracts.timer import DeadlineKind
+from felt_contracts.deadlines import ClosesAtDeadline
 from felt_runtime.bus import BusError
 from felt_table import recovery, sessions
 from felt_table.table import Table, now
@@ -37,8 +37,9 @@ def refuse_if_closing(t: Table) -> None:
     """Joins and starts: refused once the table is closed or due to close."""
     why = "closed" if t.closed else reason(t)
     if why is not None:
-        raise BusError(ErrorCode.TABLE_CLOSED, "this table is closed" if t.closed else "this table is closing",
-                       reason=why)
+        raise BusError(
+            ErrorCode.TABLE_CLOSED, "this table is closed" if t.closed else "this table is closing", reason=why
+        )
 
 
 async def close_if_due(t: Table) -> bool:
@@ -80,4 +81,4 @@ async def schedule(t: Table) -> None:
     """At open: a time-limited table is told when `closes_at` comes (nothing else would wake it)."""
     if t.config.closes_at is not None and not t.closed:
         delay = min(86_400.0, max(0.05, (t.config.closes_at - now()).total_seconds()))  # a far one: again then
-        await t.timers.schedule("closes_at", DeadlineKind.OTHER, delay, {"k": "closes_at"})
+        await t.timers.schedule(ClosesAtDeadline(table_id=t.tid), delay)

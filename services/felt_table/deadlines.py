@@ -2,7 +2,9 @@
 
 Turn deadlines are scheduled by a background task in the order the turns happened, so the
 queue does not wait for the timer (the table states the deadline itself); grace and
-intermission deadlines are awaited. A fired deadline re-enters the table's queue as `Fired`.
+intermission deadlines are awaited. Each deadline is a model of `felt_contracts.deadlines`
+(its key, timer kind and echoed payload in one place); a fired one re-enters the table's queue
+as `Fired` with that model parsed back.
 """
 
 from __future__ import annotations
@@ -16,8 +18,14 @@ from datetime import datetime
 from typing import Any
 
 from felt_contracts import subjects
+from felt_contracts.deadlines import TableDeadline, TurnDeadline
 from felt_contracts.timer import (
-    CancelDeadline, DeadlineCancelled, DeadlineKind, DeadlineScheduled, RefillTimeBanks, ScheduleDeadline, TimeBanks,
+    CancelDeadline,
+    DeadlineCancelled,
+    DeadlineScheduled,
+    RefillTimeBanks,
+    ScheduleDeadline,
+    TimeBanks,
     TimeBankUse,
 )
 from pydantic import ValidationError
@@ -33,14 +41,14 @@ log = logging.getLogger("felt.table.deadlines")
 class Fired:
     """A timer deadline delivered to the table (internal: enters the same queue)."""
 
-    payload: dict[str, Any]
+    deadline: TableDeadline
 
 
 @dataclass(frozen=True)
 class BankStarted:
     """The timer's `TimeBankStarted` for one of our turns (internal: enters the same queue)."""
 
-    payload: dict[str, Any]
+    deadline: TurnDeadline
     bank_seconds: float
     turn_due_at: datetime  # the turn clock that expired
     due_at: datetime  # the turn's new deadline
@@ -61,7 +69,7 @@ class Deadlines:
     def __init__(self, table_id: str, deps: Deps) -> None:
         self.tid = table_id
         self.deps = deps
-        self.pending: deque[tuple[str, DeadlineKind, float, dict[str, Any], TimeBankUse | None]] = deque()
+        self.pending: deque[tuple[TableDeadline, float, TimeBankUse | None]] = deque()
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.on_silent: Callable[[], None] = lambda: None  # the timer did not answer (the table waits for it)
@@ -82,25 +90,34 @@ class Deadlines:
                 job = self.pending.popleft()
                 # a newer deadline under the same key replaces this one at the timer anyway (and
                 # its turn is already over): only the newest pending one needs the round trip
-                while self.pending and self.pending[0][0] == job[0]:
+                while self.pending and self.pending[0][0].key == job[0].key:
                     job = self.pending.popleft()
                 await self.schedule(*job)
 
-    def schedule_soon(self, key: str, kind: DeadlineKind, delay: float, payload: dict[str, Any],
-                      time_bank: TimeBankUse | None = None) -> None:
+    def schedule_soon(self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None = None) -> None:
         """Schedule in order, without waiting for the timer service."""
-        self.pending.append((key, kind, delay, payload, time_bank))
+        self.pending.append((deadline, delay, time_bank))
         self.wake.set()
 
-    async def schedule(self, key: str, kind: DeadlineKind, delay: float, payload: dict[str, Any],
-                       time_bank: TimeBankUse | None = None) -> datetime | None:
+    async def schedule(
+        self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None = None
+    ) -> datetime | None:
         """The deadline's due time, or None when the timer refused or is unavailable (logged).
         `time_bank` (turns only): the timer extends the turn once by the player's bank when the
         clock expires (`TimeBankStarted`) before firing."""
         try:
-            res = await self.deps.ask(subjects.TIMER_SCHEDULE, ScheduleDeadline(
-                owner=self.deps.settings.timer_owner, key=f"{self.tid}:{key}", kind=kind, delay_seconds=delay,
-                payload={"table_id": self.tid, **payload}, time_bank=time_bank), DeadlineScheduled)
+            res = await self.deps.ask(
+                subjects.TIMER_SCHEDULE,
+                ScheduleDeadline(
+                    owner=self.deps.settings.timer_owner,
+                    key=f"{self.tid}:{deadline.key}",
+                    kind=deadline.timer_kind,
+                    delay_seconds=delay,
+                    payload=deadline.payload(),
+                    time_bank=time_bank,
+                ),
+                DeadlineScheduled,
+            )
             return res.due_at
         except BusError as exc:
             if retryable(exc):
@@ -113,8 +130,11 @@ class Deadlines:
         """Once per hand (message id `<hand_id>:bank`, so a retry refills nothing twice): each
         player's bank + `refill_seconds`, capped; the balances after it, or None if the timer failed."""
         try:
-            res = await self.deps.ask(subjects.TIMER_REFILL_BANKS, RefillTimeBanks(
-                message_id=f"{hand_id}:bank", table_id=self.tid, player_ids=player_ids, policy=policy), TimeBanks)
+            res = await self.deps.ask(
+                subjects.TIMER_REFILL_BANKS,
+                RefillTimeBanks(message_id=f"{hand_id}:bank", table_id=self.tid, player_ids=player_ids, policy=policy),
+                TimeBanks,
+            )
             return res.seconds
         except BusError as exc:
             log.warning("time-bank refill refused/unavailable: %s", exc.message)
@@ -122,7 +142,10 @@ class Deadlines:
 
     async def cancel(self, key: str) -> None:
         try:
-            await self.deps.ask(subjects.TIMER_CANCEL, CancelDeadline(owner=self.deps.settings.timer_owner,
-                                                                      key=f"{self.tid}:{key}"), DeadlineCancelled)
+            await self.deps.ask(
+                subjects.TIMER_CANCEL,
+                CancelDeadline(owner=self.deps.settings.timer_owner, key=f"{self.tid}:{key}"),
+                DeadlineCancelled,
+            )
         except BusError:
             pass

@@ -6,17 +6,26 @@ ids, until the wallet answers; a restarted table sends every unanswered one befo
 policy cancels what is still open. A finished hand is therefore always settled (a wallet that
 is briefly away only delays it), and the wallet's `end:{hand}` key makes every resend return
 the first outcome. The table deals no new hand while an end is unanswered.
+
+The wallet is asked by the next command of the table's queue (`Do`), not by the command that
+ended the hand: that command's reply (the last action of the hand) goes out once the end is
+stored and the result published, without waiting for the settlement and what follows it (the
+limits' `continue_session` checks of every seat, the intermission deadline). Those cost the
+last action of a hand 40–500 ms p99 at 120 seated players (`make load`, docs/benchmarks.md).
+Until the wallet answers, the table is where it is when the wallet is slow: `ending` is set,
+nothing is dealt, a leaver's cash-out waits for the end.
 """
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from felt_contracts.wallet import CancelHand, Settle
 from felt_runtime.bus import BusError
-from felt_table.recovery import retryable, until_answered, wait_for
+from felt_table.recovery import Do, retryable, until_answered, wait_for
 from felt_table.table import Table
 
 log = logging.getLogger("felt.table.ending")
@@ -26,15 +35,25 @@ After = Callable[[Table], Awaitable[None]]
 
 
 async def end(t: Table, req: HandEnd, after: After) -> None:
-    """Record the end, publish the hand's result, ask the wallet; `after` runs once it answered
-    (now, or later from the table's queue while the table waits for the wallet)."""
+    """Record the end and publish the hand's result; the wallet is asked by the table's next
+    command (`_ask`), and `after` runs once it answered."""
     t.ending = req
-    t.events.hand_end = {"hand_id": req.hand_id, "table_id": t.tid, "kind": kind_of(req),
-                         "request": req.model_dump_json(), "acked": False}
+    t.events.hand_end = {
+        "hand_id": req.hand_id,
+        "table_id": t.tid,
+        "kind": kind_of(req),
+        "request": req.model_dump_json(),
+        "acked": False,
+    }
     try:
         await t.events.flush()  # written, then published: the end is durable before anyone sees the result
-    except Exception:  # noqa: BLE001 - the wallet is asked all the same (only a crash now could lose it)
+    except Exception:  # the wallet is asked all the same (only a crash now could lose it)
         log.exception("hand end not recorded", extra={"table_id": t.tid, "hand_id": req.hand_id})
+    t.post(Do(partial(_ask, req=req, after=after)))
+
+
+async def _ask(t: Table, *, req: HandEnd, after: After) -> None:
+    """Send the stored end to the wallet (in the table's queue, after the command that ended the hand)."""
     try:
         await t.wallet.end(req)
     except BusError as exc:
@@ -61,8 +80,10 @@ async def acked(t: Table, req: HandEnd, refusal: BusError | None, after: After) 
     t.events.acked_ends.append(req.hand_id)
     t.ending = None
     if refusal is not None:
-        log.error("the wallet refused the end of the hand: stacks follow the ledger",
-                  extra={"table_id": t.tid, "hand_id": req.hand_id, "code": refusal.code.value})
+        log.error(
+            "the wallet refused the end of the hand: stacks follow the ledger",
+            extra={"table_id": t.tid, "hand_id": req.hand_id, "code": refusal.code.value},
+        )
         t.needs_reconcile = True
     await after(t)
 
@@ -74,10 +95,12 @@ async def replay(t: Table) -> int:
     for kind, raw in pending:
         req: HandEnd = (Settle if kind == "settle" else CancelHand).model_validate_json(raw)
         try:
-            await until_answered(lambda: t.wallet.end(req), t.backoff)
+            await until_answered(partial(t.wallet.end, req), t.backoff)
         except BusError as exc:
-            log.error("the wallet refused a replayed hand end", extra={"table_id": t.tid, "hand_id": req.hand_id,
-                                                                       "code": exc.code.value})
+            log.error(
+                "the wallet refused a replayed hand end",
+                extra={"table_id": t.tid, "hand_id": req.hand_id, "code": exc.code.value},
+            )
         t.events.acked_ends.append(req.hand_id)
     return len(pending)
 

@@ -13,8 +13,19 @@ import asyncio
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
 from felt_contracts.wallet import (
-    Balance, BalanceQuery, BuyIn, BuyInResult, CancelHand, CancelTable, CashOut, CashOutResult, Commit, CommitResult,
-    HandOutcome, Settle, TableCancelled,
+    Balance,
+    BalanceQuery,
+    BuyIn,
+    BuyInResult,
+    CancelHand,
+    CancelTable,
+    CashOut,
+    CashOutResult,
+    Commit,
+    CommitResult,
+    HandOutcome,
+    Settle,
+    TableCancelled,
 )
 from felt_engine.hand import Step
 from felt_engine.operations import COMMIT_KINDS
@@ -38,22 +49,47 @@ class Escrow:
 
     async def buy_in(self, pid: str, amount: int, lo: int, hi: int, key: str) -> BuyInResult:
         """`key`: what this buy-in is for (the join command's id, or the hand for a rebuy)."""
-        return await self.deps.ask(subjects.WALLET_BUY_IN, BuyIn(
-            message_id=f"{self.tid}:{pid}:{key}"[:200], account_id=pid, table_id=self.tid,
-            amount=amount, min_buy_in=lo, max_buy_in=hi), BuyInResult)
+        return await self.deps.ask(
+            subjects.WALLET_BUY_IN,
+            BuyIn(
+                message_id=f"{self.tid}:{pid}:{key}"[:200],
+                account_id=pid,
+                table_id=self.tid,
+                amount=amount,
+                min_buy_in=lo,
+                max_buy_in=hi,
+            ),
+            BuyInResult,
+        )
 
-    async def commit(self, step: Step, hand_id: str, participants: dict[int, str]) -> None:
-        """Commit every chip these operations move into the pot before the step is accepted.
+    async def commit(
+        self, step: Step, hand_id: str, participants: dict[int, str], plays: dict[int, str | None] | None = None
+    ) -> None:
+        """Commit every chip these operations move into the pot before the step is accepted
+        (`plays`: balance tables, each seat's play session, named on its commits for limits).
 
         A step moving several seats' chips (the forced bets) sends its commits together, so the
         wallet's group commit takes them in one transaction; each still has its own transfer id,
         and if any is refused the caller cancels the hand (refunding the others)."""
-        ops = [op for op in step.ops if op.kind in COMMIT_KINDS and op.amount]
+        ops = [(op.seat, op.amount) for op in step.ops if op.kind in COMMIT_KINDS and op.amount and op.seat is not None]
         base = self.commit_seq
-        commits = [self.deps.ask(subjects.WALLET_COMMIT, Commit(
-            message_id=f"{hand_id}:{base + k}", account_id=participants[op.seat], table_id=self.tid, hand_id=hand_id,
-            seq=base + k, amount=op.amount, from_available=self.balance_plays), CommitResult)
-            for k, op in enumerate(ops)]
+        commits = [
+            self.deps.ask(
+                subjects.WALLET_COMMIT,
+                Commit(
+                    message_id=f"{hand_id}:{base + k}",
+                    account_id=participants[seat],
+                    table_id=self.tid,
+                    hand_id=hand_id,
+                    seq=base + k,
+                    amount=amount,
+                    from_available=self.balance_plays,
+                    session_id=(plays or {}).get(seat),
+                ),
+                CommitResult,
+            )
+            for k, (seat, amount) in enumerate(ops)
+        ]
         if len(commits) == 1:
             try:
                 await commits[0]
@@ -86,8 +122,11 @@ class Escrow:
         """Return the seat's whole reserve to the account (one cash-out per session: it closes
         it); 0 when there is no open session."""
         try:
-            res = await self.deps.ask(subjects.WALLET_CASH_OUT, CashOut(
-                message_id=f"{session_id}:out", account_id=pid, table_id=self.tid), CashOutResult)
+            res = await self.deps.ask(
+                subjects.WALLET_CASH_OUT,
+                CashOut(message_id=f"{session_id}:out", account_id=pid, table_id=self.tid),
+                CashOutResult,
+            )
         except BusError as exc:
             if exc.code is not ErrorCode.NOT_FOUND:
                 raise
@@ -96,5 +135,9 @@ class Escrow:
 
     async def cancel_table(self, message_id: str, backoff: Backoff) -> TableCancelled:
         """Restart policy: cancel every open hand of the table and cash out every reserve (waits for the wallet)."""
-        return await until_answered(lambda: self.deps.ask(subjects.WALLET_CANCEL_TABLE, CancelTable(
-            message_id=message_id, table_id=self.tid), TableCancelled), backoff)
+        return await until_answered(
+            lambda: self.deps.ask(
+                subjects.WALLET_CANCEL_TABLE, CancelTable(message_id=message_id, table_id=self.tid), TableCancelled
+            ),
+            backoff,
+        )

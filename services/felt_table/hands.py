@@ -15,13 +15,13 @@ from datetime import timedelta
 from typing import Any
 
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import StartMode, TurnInfo
-from felt_contracts.timer import DeadlineKind
+from felt_contracts.table import StartMode, TurnInfo, hand_id_for
+from felt_contracts.deadlines import IntermissionDeadline, TurnDeadline
 from felt_engine import betting
 from felt_engine.cards import Deck, card_str
 from felt_engine.errors import IllegalAction
 from felt_engine.hand import Step, apply, next_button, start_hand
-from felt_engine.operations import PRIVATE_KINDS
+from felt_engine.operations import COMMIT_KINDS
 from felt_engine.preactions import auto_action, set_preaction
 from felt_runtime.bus import BusError
 from felt_contracts.wallet import Payout, Settle
@@ -44,8 +44,9 @@ async def schedule_next_hand(t: Table) -> None:
     if len(t.eligible(need_ready=False)) < 2:
         return
     t.intermission_epoch += 1
-    due = await t.timers.schedule("intermission", DeadlineKind.INTERMISSION, t.intermission_seconds,
-                                  {"k": "intermission", "e": t.intermission_epoch})
+    due = await t.timers.schedule(
+        IntermissionDeadline(table_id=t.tid, epoch=t.intermission_epoch), t.intermission_seconds
+    )
     t.next_hand_at = due or now() + timedelta(seconds=t.intermission_seconds)
 
 
@@ -64,7 +65,7 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
     table must wait (the last hand's end unanswered, or a service did not answer)."""
     if not t.can_deal or t.closed or closing.reason(t) is not None:
         return False
-    hand_id = f"{t.tid}-{uuid.uuid4().hex[:16]}"
+    hand_id = hand_id_for(t.tid, uuid.uuid4().hex[:16])
     try:
         if t.needs_reconcile and not await recovery.reconcile(t):
             raise BusError(ErrorCode.UNAVAILABLE, "the wallet did not answer")
@@ -85,32 +86,37 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
         recovery.ping(t, "wallet", resumed)
         return False
     players = t.eligible(need_ready=need_ready)
-    limited = [s for s in players if s.limits_session is not None]
-    forced = t.stakes.ante if t.balance_plays else None  # no buy-in bounds the risk: the ante counts
-    answers = await t.sessions.refusals([t.sessions.allow_hand(s, hand_id, forced) for s in limited])
-    if any(exc is not None and recovery.retryable(exc) for exc in answers):
-        recovery.ping(t, "limits", resumed)
-        return False
-    refusals = dict(zip((s.seat for s in limited), answers))
-    dealt = []
-    for s in players:
-        exc = refusals.get(s.seat)
-        if exc is not None:
-            if exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
+    deck = Deck.shuffled()
+    approved: set[tuple[int, int]] = set()  # (seat, forced bet) limits allowed for this hand
+    while True:  # the forced bets depend on who is dealt in: ask again until nobody is refused
+        dealt = players[: t.profile.max_seats]
+        if len(dealt) < 2:
+            return False
+        button = next_button(t.button, [s.seat for s in dealt])
+        step = start_hand(t.profile, t.stakes, {s.seat: s.stack for s in dealt}, button, deck, hand_id=hand_id)
+        forced = {s.seat: 0 for s in dealt}
+        for op in step.ops:
+            if op.kind in COMMIT_KINDS and op.amount and op.seat is not None:
+                forced[op.seat] += op.amount
+        ask = [s for s in dealt if s.limits_session is not None and (s.seat, forced[s.seat]) not in approved]
+        answers = await t.sessions.refusals([t.sessions.allow_hand(s, hand_id, forced[s.seat]) for s in ask])
+        if any(exc is not None and recovery.retryable(exc) for exc in answers):
+            recovery.ping(t, "limits", resumed)
+            return False
+        refused = [(s, exc) for s, exc in zip(ask, answers) if exc is not None]
+        approved.update((s.seat, forced[s.seat]) for s, exc in zip(ask, answers) if exc is None)
+        if not refused:
+            break
+        for s, refusal in refused:
+            players.remove(s)
+            if refusal.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
                 await sessions.close(t, s, reason="limit")
-            continue
-        dealt.append(s)
-    dealt = dealt[: t.profile.max_seats]
-    if len(dealt) < 2:
-        return False
-    t.button = next_button(t.button, [s.seat for s in dealt])
-    step = start_hand(t.profile, t.stakes, {s.seat: s.stack for s in dealt}, t.button, Deck.shuffled(),
-                      hand_id=hand_id)
+    t.button = button
     t.wallet.new_hand()
     t.hand_participants = {s.seat: s.pid for s in dealt}
     t.hand_started_at = now().isoformat()
     try:
-        await t.wallet.commit(step, hand_id, t.hand_participants)
+        await t.wallet.commit(step, hand_id, t.hand_participants, t.hand_plays())
     except BusError as exc:
         log.warning("forced bets refused, hand cancelled: %s", exc.message)
         t.emit("hand_cancelled", hand_id=hand_id, detail=f"forced bets refused: {exc.code.value}")
@@ -139,9 +145,11 @@ async def resumed(t: Table, service: str) -> None:
         st = t.state
         if t.hand_running and st is not None and st.actor_seat is not None and t.deadline is not None:
             left = max(0.05, (t.deadline - now()).total_seconds())
-            t.timers.schedule_soon("turn", DeadlineKind.TURN, left,
-                                   {"k": "turn", "h": st.hand_id, "turn": st.turn_id, "seat": st.actor_seat},
-                                   bank_use(t.tid, t.hand_participants.get(st.actor_seat), t.time_bank))
+            t.timers.schedule_soon(
+                TurnDeadline(table_id=t.tid, hand_id=st.hand_id, turn=st.turn_id, seat=st.actor_seat),
+                left,
+                bank_use(t.tid, t.hand_participants.get(st.actor_seat), t.time_bank),
+            )
         t.next_hand_at = None  # an intermission deadline the timer never got
     await schedule_next_hand(t)
 
@@ -150,8 +158,12 @@ class HandAborted(BusError):
     """The wallet did not answer a step's escrow commit: the hand was cancelled (refunded)."""
 
     def __init__(self, hand_id: str) -> None:
-        super().__init__(ErrorCode.UNAVAILABLE, "the wallet did not answer: the hand is cancelled and refunded",
-                         reason="hand_cancelled", hand_id=hand_id)
+        super().__init__(
+            ErrorCode.UNAVAILABLE,
+            "the wallet did not answer: the hand is cancelled and refunded",
+            reason="hand_cancelled",
+            hand_id=hand_id,
+        )
 
 
 async def step(t: Table, st: Step) -> None:
@@ -159,7 +171,7 @@ async def step(t: Table, st: Step) -> None:
     wallet does not answer, whether the chips arrived is unknown: the hand is aborted."""
     assert t.state is not None and t.state.hand_id is not None
     try:
-        await t.wallet.commit(st, t.state.hand_id, t.hand_participants)
+        await t.wallet.commit(st, t.state.hand_id, t.hand_participants, t.hand_plays())
     except BusError as exc:
         if recovery.retryable(exc):
             hand_id = t.state.hand_id
@@ -198,12 +210,26 @@ async def accepted(t: Table, ops: Any) -> None:
         pid = t.hand_participants.get(op.seat) if op.seat is not None else None
         extra: dict[str, Any] = {}
         if op.kind in ("hand_start", "hand_end"):
-            extra["stacks"] = {str(s): v for s, v in zip(st.seats, st.stacks)} if op.kind == "hand_end" else \
-                {str(s): v for s, v in zip(st.seats, st.starting_stacks)}
-        t.emit(op.kind, hand_id=st.hand_id, seat=op.seat, participant_id=pid, amount=op.amount, to=op.to,
-               cards=[card_str(c) for c in op.cards], discarded=[card_str(c) for c in op.discarded],
-               street=op.street, all_in=op.all_in, pot=op.pot, detail=op.detail,
-               private_card=op.kind in PRIVATE_KINDS, **extra)
+            extra["stacks"] = (
+                {str(s): v for s, v in zip(st.seats, st.stacks)}
+                if op.kind == "hand_end"
+                else {str(s): v for s, v in zip(st.seats, st.starting_stacks)}
+            )
+        t.emit(
+            op.kind,
+            hand_id=st.hand_id,
+            seat=op.seat,
+            participant_id=pid,
+            amount=op.amount,
+            to=op.to,
+            cards=[card_str(c) for c in op.cards],
+            discarded=[card_str(c) for c in op.discarded],
+            street=op.street,
+            all_in=op.all_in,
+            pot=op.pot,
+            detail=op.detail,
+            **extra,
+        )
     if st.phase == "over":
         await finish(t)
         return
@@ -224,19 +250,27 @@ def turn(t: Table) -> None:
     """Open the actor's turn: its deadline (scheduled in order, not awaited: the deadline is ours
     to state) and a `turn` event with the legal actions."""
     st = t.state
-    assert st is not None and st.actor_seat is not None
-    seat = st.actor_seat
+    assert st is not None and st.actor is not None
+    seat = st.seats[st.actor]
     pid = t.hand_participants.get(seat)
     t.end_bank_run()
-    t.timers.schedule_soon("turn", DeadlineKind.TURN, t.turn_seconds,
-                           {"k": "turn", "h": st.hand_id, "turn": st.turn_id, "seat": seat},
-                           bank_use(t.tid, pid, t.time_bank))
+    t.timers.schedule_soon(
+        TurnDeadline(table_id=t.tid, hand_id=st.hand_id, turn=st.turn_id, seat=seat),
+        t.turn_seconds,
+        bank_use(t.tid, pid, t.time_bank),
+    )
     t.deadline = now() + timedelta(seconds=t.turn_seconds)
-    legal = legal_model(betting.legal_actions_at(st, st.actor).to_dict())
-    info = TurnInfo(hand_id=st.hand_id or "", turn_id=st.turn_id, seat=seat, participant_id=pid,
-                    deadline=t.deadline, legal_actions=legal, time_bank_seconds=t.bank_of(pid))
-    t.emit("turn", hand_id=st.hand_id, seat=seat, participant_id=info.participant_id,
-           turn=info.model_dump(mode="json"))
+    legal = legal_model(betting.legal_actions_at(st, st.actor))
+    info = TurnInfo(
+        hand_id=st.hand_id or "",
+        turn_id=st.turn_id,
+        seat=seat,
+        participant_id=pid,
+        deadline=t.deadline,
+        legal_actions=legal,
+        time_bank_seconds=t.bank_of(pid),
+    )
+    t.emit("turn", hand_id=st.hand_id, seat=seat, participant_id=info.participant_id, turn=info.model_dump(mode="json"))
 
 
 async def finish(t: Table) -> None:
@@ -247,7 +281,7 @@ async def finish(t: Table) -> None:
     payouts: dict[str, int] = {}
     returns: dict[str, int] = {}
     for op in st.operations:
-        if op.kind == "award" and op.amount:
+        if op.kind == "award" and op.amount and op.seat is not None:
             pid = t.hand_participants[op.seat]
             bucket = returns if op.detail in ("uncalled", "refund") else payouts
             bucket[pid] = bucket.get(pid, 0) + op.amount
@@ -259,18 +293,32 @@ async def finish(t: Table) -> None:
         s = t.seats.get(seat)
         if s is not None and s.pid == t.hand_participants.get(seat):
             s.stack = st.stacks[i]
-    await ending.end(t, Settle(message_id=f"{st.hand_id}:settle", table_id=t.tid, hand_id=st.hand_id,
-                               payouts=[Payout(account_id=a, amount=v) for a, v in payouts.items()],
-                               returns=[Payout(account_id=a, amount=v) for a, v in returns.items()]), after_hand)
+    await ending.end(
+        t,
+        Settle(
+            message_id=f"{st.hand_id}:settle",
+            table_id=t.tid,
+            hand_id=st.hand_id,
+            payouts=[Payout(account_id=a, amount=v) for a, v in payouts.items()],
+            returns=[Payout(account_id=a, amount=v) for a, v in returns.items()],
+        ),
+        after_hand,
+    )
 
 
 def _record(t: Table, st: HandState, status: str) -> dict[str, Any]:
     """The `table_hands` row of a hand that ended (`status`: settled | cancelled)."""
     assert st.hand_id is not None
     rec = history.record_of(st, t.tid, status, t.hand_participants, t.hand_started_at, now().isoformat())
-    return {"hand_id": st.hand_id, "table_id": t.tid, "rules_version": st.rules_version, "status": status,
-            "ended_at": now(), "participants": json.dumps(sorted(t.hand_participants.values())),
-            "record": json.dumps(rec)}
+    return {
+        "hand_id": st.hand_id,
+        "table_id": t.tid,
+        "rules_version": st.rules_version,
+        "status": status,
+        "ended_at": now(),
+        "participants": json.dumps(sorted(t.hand_participants.values())),
+        "record": json.dumps(rec),
+    }
 
 
 async def close_leavers(t: Table) -> None:
@@ -278,7 +326,7 @@ async def close_leavers(t: Table) -> None:
     if the wallet does not answer they stay `leaving` (never dealt) until it does."""
     for s in [x for x in t.seats.values() if x.leaving]:
         try:
-            await sessions.close(t, s, reason="left")
+            await sessions.close(t, s, reason=s.leave_reason)
         except BusError as exc:
             if not recovery.retryable(exc):
                 raise
@@ -293,13 +341,18 @@ async def after_hand(t: Table) -> None:
         recovery.ping(t, "wallet", resumed)
     st = t.state
     seats = list(t.seats.values())
-    asked = [s for s in seats if not s.leaving and t.played(s) and s.limits_session is not None
-             and t.deps.settings.limits]
+    asked = [
+        s for s in seats if not s.leaving and t.played(s) and s.limits_session is not None and t.deps.settings.limits
+    ]
     if asked:
         assert st is not None and st.hand_id is not None
         hand_id = st.hand_id
-        refusals = dict(zip((s.seat for s in asked),
-                            await t.sessions.refusals([t.sessions.allow_continue(hand_id, s) for s in asked])))
+        refusals = dict(
+            zip(
+                (s.seat for s in asked),
+                await t.sessions.refusals([t.sessions.allow_continue(hand_id, s) for s in asked]),
+            )
+        )
     else:
         refusals = {}
     await close_leavers(t)
@@ -315,5 +368,5 @@ async def after_hand(t: Table) -> None:
     # everyone who played is free to go elsewhere once the hand settled
     for pid in t.hand_participants.values():
         if t.seat_of(pid) is None:
-            t.sessions.release(pid)
+            await t.sessions.release(pid)
     await schedule_next_hand(t)

@@ -11,64 +11,93 @@ from felt_engine.operations import Operation
 from felt_engine.phh_export import hand_of
 from felt_engine.profiles import Structure, TableStakes, bet_unit, get_profile
 from felt_engine.state import HandState
+from felt_engine.views import visible_operations
 
 
-def record_of(st: HandState, table_id: str, status: str, participants: dict[int, str], started_at: str,
-              ended_at: str) -> dict[str, Any]:
+def record_of(
+    st: HandState, table_id: str, status: str, participants: dict[int, str], started_at: str, ended_at: str
+) -> dict[str, Any]:
     """Everything needed later (private cards included; redacted when read)."""
     return {
-        "hand_id": st.hand_id, "table_id": table_id, "rules_version": st.rules_version, "status": status,
-        "game": st.profile.game, "structure": st.structure.value, "blinds": st.profile.blinds,
-        "small_blind": st.stakes.small_blind, "big_blind": st.stakes.big_blind, "ante": st.stakes.ante,
-        "ante_mode": st.stakes.ante_mode, "straddle": st.stakes.straddle,
+        "hand_id": st.hand_id,
+        "table_id": table_id,
+        "rules_version": st.rules_version,
+        "status": status,
+        "game": st.profile.game,
+        "structure": st.structure.value,
+        "blinds": st.profile.blinds,
+        "small_blind": st.stakes.small_blind,
+        "big_blind": st.stakes.big_blind,
+        "ante": st.stakes.ante,
+        "ante_mode": st.stakes.ante_mode,
+        "straddle": st.stakes.straddle,
         "bet_unit": bet_unit(st.profile, st.stakes),
-        "seats": list(st.seats), "button": st.button_seat,
+        "seats": list(st.seats),
+        "button": st.button_seat,
         "participants": {str(s): p for s, p in participants.items()},
-        "starting_stacks": list(st.starting_stacks), "final_stacks": list(st.stacks),
-        "board": [card_str(c) for c in st.board], "pot": sum(st.contrib), "showdown": st.showdown,
-        "started_at": started_at, "ended_at": ended_at,
+        "starting_stacks": list(st.starting_stacks),
+        "final_stacks": list(st.stacks),
+        "board": [card_str(c) for c in st.board],
+        "pot": sum(st.contrib),
+        "showdown": st.showdown,
+        "started_at": started_at,
+        "ended_at": ended_at,
         "operations": [op.to_dict() for op in st.operations if op.kind != "burn"],
     }
 
 
-def _visible(op: dict[str, Any], viewer_seat: int | None) -> dict[str, Any]:
-    d = dict(op)
-    d["cards"] = [card_str(c) for c in op["cards"]]
-    d["discarded"] = [card_str(c) for c in op["discarded"]]
-    own = viewer_seat is not None and op["seat"] == viewer_seat
-    if op["kind"] == "deal_hole" and not own:
-        d["cards"], d["amount"] = [], len(op["cards"])
-    elif op["kind"] == "draw" and not own:
-        d["cards"], d["discarded"] = [], []
-    return d
-
-
 def to_phh(rec: dict[str, Any], viewer_seat: int | None) -> str:
     profile = get_profile(rec["rules_version"])
-    stakes = TableStakes(rec["small_blind"], rec["big_blind"], rec["ante"], structure=Structure(rec["structure"]),
-                         ante_mode=rec.get("ante_mode", "each"), straddle=rec.get("straddle", 0))
-    hand = hand_of(profile, stakes, rec["seats"], rec["button"], rec["starting_stacks"], rec["final_stacks"],
-                   [Operation.from_dict(op) for op in rec["operations"]],
-                   players={int(s): p for s, p in rec["participants"].items()},
-                   extra={"hand": rec["hand_id"], "table": rec["table_id"]})
-    viewer_index = hand.extra["seats"].index(viewer_seat) if viewer_seat in rec["seats"] else None
+    stakes = TableStakes(
+        rec["small_blind"],
+        rec["big_blind"],
+        rec["ante"],
+        structure=Structure(rec["structure"]),
+        ante_mode=rec.get("ante_mode", "each"),
+        straddle=rec.get("straddle", 0),
+    )
+    hand = hand_of(
+        profile,
+        stakes,
+        rec["seats"],
+        rec["button"],
+        rec["starting_stacks"],
+        rec["final_stacks"],
+        [Operation.from_dict(op) for op in rec["operations"]],
+        players={int(s): p for s, p in rec["participants"].items()},
+        extra={"hand": rec["hand_id"], "table": rec["table_id"]},
+    )
+    order = hand.extra["seats"]  # Felt's seats in PHH order (hand_of)
+    assert isinstance(order, list)
+    viewer_index = order.index(viewer_seat) if viewer_seat in rec["seats"] else None
     return phh.to_phh(phh.redact(hand, viewer_index))
 
 
 def summary(rec: dict[str, Any]) -> HandSummary:
-    return HandSummary(hand_id=rec["hand_id"], table_id=rec["table_id"], rules_version=rec["rules_version"],
-                       status=rec["status"], started_at=rec["started_at"], ended_at=rec["ended_at"],
-                       seats=rec["participants"], pot=rec["pot"], showdown=rec["showdown"])
+    return HandSummary(
+        hand_id=rec["hand_id"],
+        table_id=rec["table_id"],
+        rules_version=rec["rules_version"],
+        status=rec["status"],
+        started_at=rec["started_at"],
+        ended_at=rec["ended_at"],
+        seats=rec["participants"],
+        pot=rec["pot"],
+        showdown=rec["showdown"],
+    )
 
 
 def history(rec: dict[str, Any], viewer: str | None, fmt: str) -> HandHistory:
     viewer_seat = next((int(s) for s, p in rec["participants"].items() if viewer is not None and p == viewer), None)
     return HandHistory(
-        summary=summary(rec), button=rec["button"],
+        summary=summary(rec),
+        button=rec["button"],
         starting_stacks={str(s): v for s, v in zip(rec["seats"], rec["starting_stacks"])},
         final_stacks={str(s): v for s, v in zip(rec["seats"], rec["final_stacks"])},
-        board=tuple(rec["board"]),
-        operations=tuple(HandOperation(**{k: v for k, v in _visible(op, viewer_seat).items() if k != "allIn"},
-                                       all_in=op["allIn"]) for op in rec["operations"]),
+        board=list(rec["board"]),
+        operations=[
+            HandOperation(**{k: v for k, v in op.items() if k != "allIn"}, all_in=op["allIn"])
+            for op in visible_operations([Operation.from_dict(op) for op in rec["operations"]], viewer_seat)
+        ],
         phh=to_phh(rec, viewer_seat) if fmt == "phh" else None,
     )

@@ -4,12 +4,12 @@ command changes nothing."""
 
 from __future__ import annotations
 
-from typing import Any
 
+from felt_contracts.deadlines import TurnDeadline
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import Act, SetPreAction, Show, TableResult, TurnInfo
 from felt_engine import betting
-from felt_engine.actions import Action
+from felt_engine.actions import Action, shape_problem
 from felt_engine.cards import card_str, parse_cards
 from felt_engine.errors import IllegalAction
 from felt_engine.operations import COMMIT_KINDS
@@ -19,7 +19,7 @@ from felt_engine.state import HandState
 from felt_runtime.bus import BusError
 from felt_table import hands, seating
 from felt_table.deadlines import BankStarted
-from felt_table.table import BankRun, Seat, Table, engine_error
+from felt_table.table import BankRun, Handler, Seat, Table, engine_error
 from felt_table.views import legal_model, view
 
 
@@ -37,12 +37,9 @@ def current(t: Table, pid: str, hand_id: str | None = None) -> tuple[Seat, HandS
 def to_action(t: Table, c: Act, st: HandState, seat: int) -> Action:
     """The wire action as an engine action (ante-nl-1 speaks `hit` and chips-to-add `bet`)."""
     kind = c.action
-    if kind in ("bet", "raiseTo") and c.amount is None:
-        raise BusError(ErrorCode.MALFORMED, f"{kind} needs an amount")
-    if kind not in ("bet", "raiseTo") and c.amount is not None:
-        raise BusError(ErrorCode.MALFORMED, f"{kind} takes no amount")
-    if kind != "draw" and c.cards:
-        raise BusError(ErrorCode.MALFORMED, "only draw takes cards")
+    problem = shape_problem(kind, c.amount, bool(c.cards))
+    if problem:
+        raise BusError(ErrorCode.MALFORMED, problem)
     add_now = t.profile.amount_convention == "add_now"
     try:
         if kind == "hit" or (add_now and kind == "bet"):
@@ -71,10 +68,9 @@ async def act(t: Table, c: Act) -> TableResult:
         nxt = apply(st, s.seat, action)
     except IllegalAction as exc:
         raise engine_error(exc) from None
-    if t.balance_plays:  # the balance plays (no buy-in bounds the risk): limits see each wager first
-        wager = sum(op.amount for op in nxt.ops if op.kind in COMMIT_KINDS and op.seat == s.seat)
-        if wager > 0:
-            await t.sessions.allow_wager(s, st.hand_id or "", t.wallet.commit_seq, wager)
+    wager = sum(op.amount for op in nxt.ops if op.kind in COMMIT_KINDS and op.seat == s.seat)
+    if wager > 0 and s.limits_session is not None:  # the wager caps see each voluntary wager first
+        await t.sessions.allow_wager(s, st.hand_id or "", t.wallet.commit_seq, wager)
     s.timeouts = 0
     await hands.step(t, nxt)
     return t.result(view=view(t, c.participant_id))
@@ -86,8 +82,9 @@ async def preaction(t: Table, c: SetPreAction) -> TableResult:
         t.state = set_preaction(st, s.seat, c.preaction)
     except IllegalAction as exc:
         raise engine_error(exc) from None
-    t.emit("preaction", private_to=s.pid, hand_id=st.hand_id, seat=s.seat, participant_id=s.pid,
-           detail=c.preaction or "")
+    t.emit(
+        "preaction", private_to=s.pid, hand_id=st.hand_id, seat=s.seat, participant_id=s.pid, detail=c.preaction or ""
+    )
     auto = auto_action(t.state) if t.state.actor_seat == s.seat else None
     if auto is not None:
         await hands.step(t, apply(t.state, s.seat, auto.action, reason="preaction"))
@@ -102,51 +99,81 @@ async def show(t: Table, c: Show) -> TableResult:
     if t.hand_running and t.played(s):
         raise BusError(ErrorCode.ILLEGAL_ACTION, "cards can be shown once the hand is over", reason="hand_running")
     if st is None or not t.showable(s):
-        raise BusError(ErrorCode.ILLEGAL_ACTION, "nothing to show: not dealt in the last hand, or its cards are shown",
-                       reason="nothing_to_show")
+        raise BusError(
+            ErrorCode.ILLEGAL_ACTION,
+            "nothing to show: not dealt in the last hand, or its cards are shown",
+            reason="nothing_to_show",
+        )
     nxt = engine_show(st, s.seat)  # the guards above are the engine's own (phase over, not yet shown)
     t.state = nxt.state
     for op in nxt.ops:
-        t.emit("show", hand_id=st.hand_id, seat=s.seat, participant_id=s.pid,
-               cards=[card_str(x) for x in op.cards], detail="voluntary")
+        t.emit(
+            "show",
+            hand_id=st.hand_id,
+            seat=s.seat,
+            participant_id=s.pid,
+            cards=[card_str(x) for x in op.cards],
+            detail="voluntary",
+        )
     return t.result()
 
 
-async def turn_over(t: Table, p: dict[str, Any]) -> TableResult:
-    """The turn deadline fired: time the player out unless that turn is already over."""
+def _running_turn(t: Table, d: TurnDeadline) -> tuple[HandState, int] | None:
+    """The hand and its actor's index when `d` is the turn still running (None: stale)."""
     st = t.state
-    if st is None or st.phase == "over" or st.hand_id != p.get("h") or st.turn_id != p.get("turn") \
-            or st.actor_seat != p.get("seat"):
+    if st is None or st.phase == "over" or st.actor is None:
+        return None
+    if (st.hand_id, st.turn_id, st.actor_seat) != (d.hand_id, d.turn, d.seat):
+        return None
+    return st, st.actor
+
+
+async def turn_over(t: Table, d: TurnDeadline) -> TableResult:
+    """The turn deadline fired: time the player out unless that turn is already over."""
+    running = _running_turn(t, d)
+    if running is None:
         t.stale_ignored += 1
         return t.result("stale")
     try:
-        nxt = engine_timeout(st, int(p["seat"]), int(p["turn"]))
+        nxt = engine_timeout(running[0], d.seat, d.turn)
     except IllegalAction:
         t.stale_ignored += 1
         return t.result("stale")
     await hands.step(t, nxt)
-    await seating.timed_out(t, int(p["seat"]), t.hand_participants.get(int(p["seat"])))
+    await seating.timed_out(t, d.seat, t.hand_participants.get(d.seat))
     return t.result("timeout")
 
 
 async def bank_started(t: Table, b: BankStarted) -> TableResult:
     """The turn clock expired and the timer runs the actor's time bank: the deadline moves to
     the bank's end and clients see it (`time_bank` event). Stale ones are ignored."""
-    st, p = t.state, b.payload
-    if st is None or st.phase == "over" or st.hand_id != p.get("h") or st.turn_id != p.get("turn") \
-            or st.actor_seat != p.get("seat") or t.time_bank is None:
+    running = _running_turn(t, b.deadline)
+    if running is None or t.time_bank is None:
         t.stale_ignored += 1
         return t.result("stale")
-    seat = st.actor_seat
+    st, actor = running
+    seat = b.deadline.seat
     pid = t.hand_participants.get(seat)
     t.bank_run = BankRun(st.hand_id or "", st.turn_id, pid or "", b.turn_due_at, b.bank_seconds)
     t.deadline = b.due_at
-    info = TurnInfo(hand_id=st.hand_id or "", turn_id=st.turn_id, seat=seat, participant_id=pid, deadline=b.due_at,
-                    legal_actions=legal_model(betting.legal_actions_at(st, st.actor).to_dict()),
-                    time_bank_seconds=b.bank_seconds)
-    t.emit("time_bank", hand_id=st.hand_id, seat=seat, participant_id=pid, detail=f"{b.bank_seconds:g}",
-           turn=info.model_dump(mode="json"))
+    info = TurnInfo(
+        hand_id=st.hand_id or "",
+        turn_id=st.turn_id,
+        seat=seat,
+        participant_id=pid,
+        deadline=b.due_at,
+        legal_actions=legal_model(betting.legal_actions_at(st, actor)),
+        time_bank_seconds=b.bank_seconds,
+    )
+    t.emit(
+        "time_bank",
+        hand_id=st.hand_id,
+        seat=seat,
+        participant_id=pid,
+        detail=f"{b.bank_seconds:g}",
+        turn=info.model_dump(mode="json"),
+    )
     return t.result()
 
 
-COMMANDS = {Act: act, SetPreAction: preaction, Show: show, BankStarted: bank_started}
+COMMANDS: dict[type, Handler] = {Act: act, SetPreAction: preaction, Show: show, BankStarted: bank_started}

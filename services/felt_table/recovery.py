@@ -71,8 +71,12 @@ def paused(t: Table) -> str | None:
     return "waiting for the " + ", ".join(sorted(t.waiting)) if t.waiting else None
 
 
-def wait_for(t: Table, service: str, attempt: Callable[[], Awaitable[Any]],
-             then: Callable[[Table, Any, BusError | None], Awaitable[None]]) -> None:
+def wait_for(
+    t: Table,
+    service: str,
+    attempt: Callable[[], Awaitable[Any]],
+    then: Callable[[Table, Any, BusError | None], Awaitable[None]],
+) -> None:
     """`attempt` got no answer: retry it in the background; `then(t, result, refusal)` runs in
     the table's queue once `service` answered. The table is paused until every such retry of
     the service is answered."""
@@ -93,8 +97,13 @@ def wait_for(t: Table, service: str, attempt: Callable[[], Awaitable[Any]],
     task.add_done_callback(t.background.discard)
 
 
-async def _answered(t: Table, service: str, then: Callable[[Table, Any, BusError | None], Awaitable[None]],
-                    result: Any, refusal: BusError | None) -> None:
+async def _answered(
+    t: Table,
+    service: str,
+    then: Callable[[Table, Any, BusError | None], Awaitable[None]],
+    result: Any,
+    refusal: BusError | None,
+) -> None:
     t.waiting[service] -= 1
     if not t.waiting[service]:
         del t.waiting[service]
@@ -103,7 +112,7 @@ async def _answered(t: Table, service: str, then: Callable[[Table, Any, BusError
     await then(t, result, refusal)
 
 
-def ping(t: Table, service: str, then: Callable[[Table, str], Awaitable[None]]) -> None:
+def ping(t: Table, service: str, then: Callable[[Table, str], Awaitable[object]]) -> None:
     """Wait for `service` by its health subject (no request of ours is outstanding there)."""
     if service in t.pinging:
         return
@@ -138,8 +147,10 @@ async def reconcile(t: Table) -> bool:
             continue
         reserve = bal.reserves.get(t.tid, 0)
         if reserve != s.stack:
-            log.error("stack differs from the wallet's reserve: the ledger wins",
-                      extra={"table_id": t.tid, "participant_id": s.pid, "stack": s.stack, "reserve": reserve})
+            log.error(
+                "stack differs from the wallet's reserve: the ledger wins",
+                extra={"table_id": t.tid, "participant_id": s.pid, "stack": s.stack, "reserve": reserve},
+            )
             t.emit("stack_reconciled", seat=s.seat, participant_id=s.pid, amount=reserve, detail=f"was {s.stack}")
             s.stack = reserve
     t.needs_reconcile = False

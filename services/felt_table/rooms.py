@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import Admission, ParticipantKind, TableConfig, TableSummary
@@ -18,23 +20,38 @@ class Rooms:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
         self.actors: dict[str, TableActor] = {}
+        self.replica: Any = None  # replicas.Replica when tables are spread over replicas
 
     async def open(self, config: TableConfig) -> TableActor:
-        deps = Deps(self.deps.broker, self.deps.store, self.deps.settings, self.deps.registry,
-                    last_seq=await self.deps.store.last_seq(config.table_id))
+        tid = config.table_id
+        deps = Deps(
+            self.deps.broker,
+            self.deps.store,
+            self.deps.settings,
+            self.deps.registry,
+            last_seq=await self.deps.store.last_seq(tid),
+            lease=(lambda: self.replica.leases.token(tid)) if self.replica is not None else None,
+        )
         actor = TableActor(config, deps)
         await actor.reset()
         actor.start()
         self.actors[config.table_id] = actor
         return actor
 
-    async def create(self, config: TableConfig) -> TableSummary:
+    async def create(
+        self, config: TableConfig, acquire: Callable[[str], Awaitable[bool]] | None = None
+    ) -> TableSummary:
+        """A new table (persisted); with replicas, `acquire` takes its lease before it opens here."""
         problem = check_config(config)
         if problem:
             raise BusError(ErrorCode.MALFORMED, problem.message, field=problem.field)
-        if config.table_id in self.actors:
+        if config.table_id in self.actors or (self.replica is not None and config.table_id in self.replica.known):
             raise BusError(ErrorCode.CONFLICT, "a table with this id exists", table_id=config.table_id)
         await self.deps.store.add_table(config.table_id, config.model_dump_json(), datetime.now(UTC))
+        if acquire is not None:
+            self.replica.known[config.table_id] = config
+            if not await acquire(config.table_id):
+                raise BusError(ErrorCode.CONFLICT, "a table with this id exists", table_id=config.table_id)
         return (await self.open(config)).summary()
 
     async def close(self, table_id: str) -> TableSummary:
@@ -49,8 +66,11 @@ class Rooms:
         out = []
         for a in self.actors.values():
             adm = a.config.admission
-            if kind is not None and adm is not Admission.MIXED and (
-                    (adm is Admission.AGENTS_ONLY) != (kind is ParticipantKind.AGENT)):
+            if (
+                kind is not None
+                and adm is not Admission.MIXED
+                and ((adm is Admission.AGENTS_ONLY) != (kind is ParticipantKind.AGENT))
+            ):
                 continue
             out.append(a.summary())
         return out

@@ -23,4 +23,12 @@ class TableSettings(BaseSettings):
     # (by timeouts or by choice) leaves and is cashed out
     absent_timeouts: int = Field(default=2, ge=1, le=100)
     sit_out_leave_seconds: float = Field(default=600.0, gt=0, le=86400)
+    # how long JetStream keeps the tables' events (live delivery, chat's seat consumer); the
+    # table's own store keeps every event for good
+    events_max_age_seconds: float = Field(default=7 * 86400.0, ge=120)  # at least the duplicate window
     recent_commands: int = Field(default=256, ge=1, le=100_000)  # per table: message ids answered again
+    kv_replicas: int = Field(default=1, ge=1, le=5)  # JetStream KV buckets' replicas (3 on a 3-node cluster)
+    # tables over replicas (replicas.py): 0 = this process runs every table (one replica);
+    # > 0 = each table's lease lasts this long unless renewed (a dead replica's tables move)
+    lease_seconds: float = Field(default=0.0, ge=0, le=300)
+    replica_id: str = Field(default="", pattern=r"^[-_a-zA-Z0-9]{0,120}$")  # empty: host name and port

@@ -12,24 +12,27 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-meta = sa.MetaData()
+metadata = sa.MetaData()
 table_configs = sa.Table(
-    "table_configs", meta,
+    "table_configs",
+    metadata,
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("config", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
 )
 table_events = sa.Table(
-    "table_events", meta,
+    "table_events",
+    metadata,
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
     sa.Column("hand_id", sa.String(100)),
     sa.Column("body", sa.Text, nullable=False),
 )
 table_hands = sa.Table(
-    "table_hands", meta,
+    "table_hands",
+    metadata,
     sa.Column("hand_id", sa.String(100), primary_key=True),
-    sa.Column("table_id", sa.String(64), nullable=False),
+    sa.Column("table_id", sa.String(64), nullable=False, index=True),
     sa.Column("rules_version", sa.String(50), nullable=False),
     sa.Column("status", sa.String(20), nullable=False),
     sa.Column("ended_at", sa.DateTime(timezone=True), nullable=False),
@@ -37,9 +40,10 @@ table_hands = sa.Table(
     sa.Column("record", sa.Text, nullable=False),
 )
 table_hand_ends = sa.Table(
-    "table_hand_ends", meta,
+    "table_hand_ends",
+    metadata,
     sa.Column("hand_id", sa.String(100), primary_key=True),
-    sa.Column("table_id", sa.String(64), nullable=False),
+    sa.Column("table_id", sa.String(64), nullable=False, index=True),
     sa.Column("kind", sa.String(10), nullable=False),  # settle | cancel
     sa.Column("request", sa.Text, nullable=False),  # the wallet request, resent as it is until answered
     sa.Column("acked", sa.Boolean, nullable=False),
@@ -78,21 +82,34 @@ class Store:
     async def hands_played(self, table_id: str) -> int:
         """Settled hands of the table (a room limited by hands counts them)."""
         async with self.engine.connect() as conn:
-            v = (await conn.execute(sa.select(sa.func.count()).select_from(table_hands).where(
-                table_hands.c.table_id == table_id, table_hands.c.status == "settled"))).scalar()
+            v = (
+                await conn.execute(
+                    sa.select(sa.func.count())
+                    .select_from(table_hands)
+                    .where(table_hands.c.table_id == table_id, table_hands.c.status == "settled")
+                )
+            ).scalar()
         return int(v or 0)
 
     async def last_seq(self, table_id: str) -> int:
         async with self.engine.connect() as conn:
-            v = (await conn.execute(sa.select(sa.func.max(table_events.c.seq)).where(table_events.c.table_id == table_id))).scalar()
+            v = (
+                await conn.execute(
+                    sa.select(sa.func.max(table_events.c.seq)).where(table_events.c.table_id == table_id)
+                )
+            ).scalar()
         return int(v or 0)
 
     async def pending_ends(self, table_id: str) -> list[tuple[str, str]]:
         """(kind, request) of every hand end of this table the wallet has not acknowledged."""
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(sa.select(table_hand_ends.c.kind, table_hand_ends.c.request).where(
-                table_hand_ends.c.table_id == table_id, table_hand_ends.c.acked.is_(False))
-                .order_by(table_hand_ends.c.hand_id))).all()
+            rows = (
+                await conn.execute(
+                    sa.select(table_hand_ends.c.kind, table_hand_ends.c.request)
+                    .where(table_hand_ends.c.table_id == table_id, table_hand_ends.c.acked.is_(False))
+                    .order_by(table_hand_ends.c.hand_id)
+                )
+            ).all()
         return [(k, r) for k, r in rows]
 
     async def write(self, w: Write) -> None:
@@ -122,17 +139,25 @@ class Store:
                         outcomes.append(None)
                     except Exception as exc:  # noqa: BLE001 - that command's own failure
                         outcomes.append(exc)
-            for (_, done), exc in zip(batch, outcomes):
+            for (_, done), failure in zip(batch, outcomes):
                 if done.done():
                     continue
-                if exc is None:
+                if failure is None:
                     done.set_result(None)
                 else:
-                    done.set_exception(exc)
+                    done.set_exception(failure)
 
     async def _write(self, writes: list[Write]) -> None:
-        rows = [{"table_id": e["table_id"], "seq": e["seq"], "hand_id": e.get("hand_id"),
-                 "body": json.dumps(e, default=str)} for w in writes for e in w.events]
+        rows = [
+            {
+                "table_id": e["table_id"],
+                "seq": e["seq"],
+                "hand_id": e.get("hand_id"),
+                "body": json.dumps(e, default=str),
+            }
+            for w in writes
+            for e in w.events
+        ]
         hands = [w.hand for w in writes if w.hand is not None]
         ends = [w.end for w in writes if w.end is not None]
         acked = [h for w in writes for h in w.acked]
@@ -144,20 +169,39 @@ class Store:
             if ends:
                 await conn.execute(table_hand_ends.insert(), ends)
             if acked:
-                await conn.execute(table_hand_ends.update().where(table_hand_ends.c.hand_id.in_(acked))
-                                   .values(acked=True))
+                await conn.execute(
+                    table_hand_ends.update().where(table_hand_ends.c.hand_id.in_(acked)).values(acked=True)
+                )
 
     async def events(self, table_id: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(
-                sa.select(table_events.c.body).where(table_events.c.table_id == table_id, table_events.c.seq > after_seq)
-                .order_by(table_events.c.seq).limit(limit))).scalars().all()
+            rows = (
+                (
+                    await conn.execute(
+                        sa.select(table_events.c.body)
+                        .where(table_events.c.table_id == table_id, table_events.c.seq > after_seq)
+                        .order_by(table_events.c.seq)
+                        .limit(limit)
+                    )
+                )
+                .scalars()
+                .all()
+            )
         return [json.loads(r) for r in rows]
 
     async def hand(self, table_id: str, hand_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
-            row = (await conn.execute(sa.select(table_hands).where(
-                table_hands.c.table_id == table_id, table_hands.c.hand_id == hand_id))).mappings().first()
+            row = (
+                (
+                    await conn.execute(
+                        sa.select(table_hands).where(
+                            table_hands.c.table_id == table_id, table_hands.c.hand_id == hand_id
+                        )
+                    )
+                )
+                .mappings()
+                .first()
+            )
         return dict(row) if row else None
 
     async def hands(self, table_id: str, participant_id: str | None, limit: int) -> list[dict[str, Any]]:

@@ -7,12 +7,13 @@ touches it, so nothing here needs a lock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from felt_contracts.errors import ErrorCode
+from felt_contracts.names import EventKind
 from felt_contracts.table import ParticipantKind, TableConfig, TableResult
 from felt_engine.errors import EngineError
 from felt_engine.profiles import eligible_stack, get_profile
@@ -27,10 +28,14 @@ from felt_table.recovery import Backoff
 from felt_table.sessions import Sessions
 
 ENGINE_CODES = {
-    "not_your_turn": ErrorCode.NOT_YOUR_TURN, "hand_over": ErrorCode.HAND_CLOSED,
-    "stale_turn": ErrorCode.STALE_TURN, "not_in_hand": ErrorCode.NOT_SEATED,
-    "amount_out_of_bounds": ErrorCode.INVALID_AMOUNT, "invalid_amount": ErrorCode.INVALID_AMOUNT,
-    "amount_required": ErrorCode.MALFORMED, "amount_not_allowed": ErrorCode.MALFORMED,
+    "not_your_turn": ErrorCode.NOT_YOUR_TURN,
+    "hand_over": ErrorCode.HAND_CLOSED,
+    "stale_turn": ErrorCode.STALE_TURN,
+    "not_in_hand": ErrorCode.NOT_SEATED,
+    "amount_out_of_bounds": ErrorCode.INVALID_AMOUNT,
+    "invalid_amount": ErrorCode.INVALID_AMOUNT,
+    "amount_required": ErrorCode.MALFORMED,
+    "amount_not_allowed": ErrorCode.MALFORMED,
 }
 
 
@@ -56,11 +61,13 @@ class Seat:
     sitting_out: bool = False
     connected: bool = True
     leaving: bool = False
+    leave_reason: str = "left"  # said in the `left` event when a deferred leave is cashed out
     auto_rebuy: bool = False
     grace_epoch: int = 0
     timeouts: int = 0  # turns timed out in a row (an action of their own resets it)
     sit_out_epoch: int = 0  # which sit-out the leave deadline belongs to
     play_id: str | None = None  # balance tables (no wallet session): the session id limits counts under
+    credential: str | None = None  # the credential of the participant's latest command (its limits apply)
 
     @property
     def limits_session(self) -> str | None:
@@ -132,7 +139,7 @@ class Table:
         """No new hand while the last one's end is unanswered or a service is being waited for."""
         return self.ending is None and not self.waiting
 
-    def emit(self, kind: str, *, private_to: str | None = None, **fields: Any) -> dict[str, Any]:
+    def emit(self, kind: EventKind, *, private_to: str | None = None, **fields: Any) -> dict[str, Any]:
         return self.events.emit(kind, private_to=private_to, **fields)
 
     def result(self, status: str = "ok", **kw: Any) -> TableResult:
@@ -155,13 +162,27 @@ class Table:
         st = self.state
         return st is not None and st.index_of(s.seat) is not None and self.hand_participants.get(s.seat) == s.pid
 
+    def note_credential(self, command: object) -> None:
+        """A seated participant's command names the credential it came with: the seat's limits
+        checks name it from now on (a new key or token carries its own policy)."""
+        cred = getattr(command, "credential_id", None)
+        if cred is not None and (s := self.seat_of(getattr(command, "participant_id", ""))) is not None:
+            s.credential = cred
+
+    def hand_plays(self) -> dict[int, str | None] | None:
+        """Balance tables: the play session of each seat dealt into the hand (None elsewhere)."""
+        if not self.balance_plays:
+            return None
+        return {n: s.play_id for n, s in self.seats.items() if self.hand_participants.get(n) == s.pid}
+
     def showable(self, s: Seat) -> bool:
         """May this seat show its cards now? Once the hand it played is over, until the next deal,
         unless they are already shown (seed 001 voluntary reveal)."""
         st = self.state
         if st is None or st.phase != "over" or not self.played(s):
             return False
-        return st.shown[st.index_of(s.seat)] is None  # type: ignore[index]
+        i = st.index_of(s.seat)
+        return i is not None and st.shown[i] is None
 
     def bank_of(self, pid: str | None) -> float | None:
         """A player's time bank as shown to clients (None: this table has no time bank)."""
@@ -190,3 +211,7 @@ class Table:
                 continue
             out.append(s)
         return out
+
+
+#: a command's work at its table (each module's COMMANDS maps a command type to one)
+Handler = Callable[[Table, Any], Awaitable[TableResult]]

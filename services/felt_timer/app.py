@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from felt_runtime.service import ServiceContext, load_settings
 from felt_timer import handlers
-from felt_timer.config import TimerSettings
+from felt_timer.settings import TimerSettings
 from felt_timer.firing import Firer
 from felt_timer.store import TimerStore
 
@@ -19,8 +19,9 @@ def build(ctx: ServiceContext) -> None:
         if firer is not None:
             await firer.stop()
 
-    store = TimerStore(ctx.redis(), config.prefix, bank_ttl_s=config.bank_ttl_seconds,
-                       idempotency_ttl_s=config.idempotency_ttl_seconds)
+    store = TimerStore(
+        ctx.redis(), config.prefix, bank_ttl_s=config.bank_ttl_seconds, idempotency_ttl_s=config.idempotency_ttl_seconds
+    )
     handlers.register(ctx.broker, store)
 
     @ctx.on_startup

@@ -60,7 +60,7 @@ class Firer:
                 failures += 1
                 count = 0
                 log.warning("firing round failed", extra={"error": f"{type(exc).__name__}: {exc}"[:300]})
-            except Exception:  # noqa: BLE001 - a bug must not stop every deadline
+            except Exception:  # a bug must not stop every deadline
                 failures += 1
                 count = 0
                 log.exception("firing round crashed")
@@ -86,7 +86,7 @@ class Firer:
                 else:
                     await self._publish_fired(item, now_ms)
                     fired.append(item.member)
-            except Exception:  # noqa: BLE001 - not acknowledged: retried after the lease
+            except Exception:  # not acknowledged: retried after the lease
                 log.exception("publish failed", extra={"deadline_id": item.deadline_id})
         if fired:
             if self.connection is not None:
@@ -108,8 +108,16 @@ class Firer:
             attempt=item.attempts,
         )
         await self.broker.publish(event.model_dump(mode="json"), subjects.timer_fired(item.owner))
-        log.info("fired", extra={"deadline_id": item.deadline_id, "key": item.key, "owner": item.owner,
-                                 "late_ms": now_ms - item.due_ms, "attempt": item.attempts})
+        log.info(
+            "fired",
+            extra={
+                "deadline_id": item.deadline_id,
+                "key": item.key,
+                "owner": item.owner,
+                "late_ms": now_ms - item.due_ms,
+                "attempt": item.attempts,
+            },
+        )
 
     async def _publish_bank_started(self, item: Claimed) -> None:
         """Best effort: if this is lost in a crash the deadline still fires at the extended time."""

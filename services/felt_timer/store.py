@@ -18,12 +18,12 @@ deadline is never lost and is delivered more than once only after such a crash.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from redis.asyncio import Redis
 
+from felt_runtime.idempotency import fingerprint
 from felt_contracts.base import Request
 
 LUA_COMMON = """
@@ -55,7 +55,9 @@ local function remove(zkey, dl, member, now)
 end
 """
 
-SCHEDULE = LUA_COMMON + """
+SCHEDULE = (
+    LUA_COMMON
+    + """
 local seen = redis.call('GET', KEYS[3])
 if seen then return {'dup', seen} end
 local now = now_ms()
@@ -77,8 +79,11 @@ local result = ARGV[13] .. '|' .. ARGV[2] .. '|' .. string.format('%d', due) .. 
 redis.call('SET', KEYS[3], result, 'EX', ARGV[14])
 return {'new', result}
 """
+)
 
-CANCEL = LUA_COMMON + """
+CANCEL = (
+    LUA_COMMON
+    + """
 if redis.call('EXISTS', KEYS[2]) == 0 then
   redis.call('ZREM', KEYS[1], ARGV[1])
   return {0, 0}
@@ -86,8 +91,11 @@ end
 local used = remove(KEYS[1], KEYS[2], ARGV[1], now_ms())
 return {1, used}
 """
+)
 
-CLAIM = LUA_COMMON + """
+CLAIM = (
+    LUA_COMMON
+    + """
 local now = now_ms()
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
@@ -126,6 +134,7 @@ for _, member in ipairs(ids) do
 end
 return {string.format('%d', now), out}
 """
+)
 
 ACK = """
 for i = 3, #ARGV do
@@ -166,11 +175,6 @@ def ms(seconds: float) -> int:
 
 def to_time(millis: int) -> datetime:
     return datetime.fromtimestamp(millis / 1000, UTC)
-
-
-def fingerprint(request: Request) -> str:
-    body = request.model_dump_json(exclude={"message_id", "correlation_id"})
-    return hashlib.sha256(body.encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -252,8 +256,22 @@ class TimerStore:
         bank_key = self.bank_key(table_id, player_id) if bank else ""
         _, result = await self._schedule(
             keys=[self.due_key, self.deadline_key(member), self.message_key(request.message_id)],
-            args=[member, deadline_id, delay_ms, owner, key, kind, payload_json, bank_key, table_id,
-                  player_id, init_ms, self.bank_ttl_s, fp, self.idempotency_ttl_s],
+            args=[
+                member,
+                deadline_id,
+                delay_ms,
+                owner,
+                key,
+                kind,
+                payload_json,
+                bank_key,
+                table_id,
+                player_id,
+                init_ms,
+                self.bank_ttl_s,
+                fp,
+                self.idempotency_ttl_s,
+            ],
         )
         seen_fp, dl_id, due, replaced = result.split("|")
         if seen_fp != fp:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext, load_settings
+from felt_runtime.streams import WALLET_EVENTS, declare
 from felt_wallet.handlers import register
-from felt_wallet.outbox import ensure_stream, relay
+from felt_wallet.outbox import relay
 from felt_wallet.settings import WalletSettings
 from felt_wallet.writer import Writer
 
@@ -24,7 +26,7 @@ def build(ctx: ServiceContext, wallet: WalletSettings | None = None) -> Writer:
         await migrate(engine, "felt_wallet", "wallet")
         await ctx.broker.connect()
         js = ctx.broker.config.connection_state.stream
-        await ensure_stream(js)
+        await declare(js, replace(WALLET_EVENTS, max_age=settings.events_max_age_seconds))
         writer.start()
         tasks.append(asyncio.create_task(relay(engine, js, writer), name="wallet-outbox"))
 

@@ -15,9 +15,25 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_contracts import subjects as s
 from felt_contracts.wallet import (
-    AccountOpened, Balance, BalanceQuery, BuyIn, BuyInResult, CancelHand, CancelTable, CashOut, CashOutResult,
-    Commit, CommitResult, HandOutcome, Leaderboard, LeaderboardQuery, OpenAccount, SessionHistory,
-    SessionsQuery, Settle, TableCancelled,
+    AccountOpened,
+    Balance,
+    BalanceQuery,
+    BuyIn,
+    BuyInResult,
+    CancelHand,
+    CancelTable,
+    CashOut,
+    CashOutResult,
+    Commit,
+    CommitResult,
+    HandOutcome,
+    Leaderboard,
+    LeaderboardQuery,
+    OpenAccount,
+    SessionHistory,
+    SessionsQuery,
+    Settle,
+    TableCancelled,
 )
 from felt_runtime.bus import responder
 from felt_wallet import queries
@@ -33,37 +49,37 @@ def register(broker: Any, engine: AsyncEngine, writer: Writer) -> None:
     @responder(broker, s.WALLET_OPEN_ACCOUNT, OpenAccount, **fast)
     async def open_account(req: OpenAccount) -> AccountOpened:
         """Open an account with the starting grant (idempotent on account_id)."""
-        return await writer.submit(req)  # type: ignore[return-value]
+        return await writer.submit(req, AccountOpened)
 
     @responder(broker, s.WALLET_BUY_IN, BuyIn, **fast)
     async def buy_in(req: BuyIn) -> BuyInResult:
         """Available -> reserve at a table, within its min/max; opens a table session."""
-        return await writer.submit(req)  # type: ignore[return-value]
+        return await writer.submit(req, BuyInResult)
 
     @responder(broker, s.WALLET_COMMIT, Commit, **fast)
     async def commit(req: Commit) -> CommitResult:
         """Reserve (or available) -> hand escrow, one per chip-committing action."""
-        return await writer.submit(req)  # type: ignore[return-value]
+        return await writer.submit(req, CommitResult)
 
     @responder(broker, s.WALLET_SETTLE, Settle, **fast)
     async def settle(req: Settle) -> HandOutcome:
         """Escrow -> winners; must empty the escrow exactly; a hand ends once."""
-        return await writer.submit(req)  # type: ignore[return-value]
+        return await writer.submit(req, HandOutcome)
 
     @responder(broker, s.WALLET_CANCEL_HAND, CancelHand, **fast)
     async def cancel_hand(req: CancelHand) -> HandOutcome:
         """Escrow -> each contributor exactly what it put in; a hand ends once."""
-        return await writer.submit(req)  # type: ignore[return-value]
+        return await writer.submit(req, HandOutcome)
 
     @responder(broker, s.WALLET_CANCEL_TABLE, CancelTable, **fast)
     async def cancel_table(req: CancelTable) -> TableCancelled:
         """Restart policy: cancel every open hand of the table, cash out its reserves."""
-        return await writer.submit(req)  # type: ignore[return-value]
+        return await writer.submit(req, TableCancelled)
 
     @responder(broker, s.WALLET_CASH_OUT, CashOut, **fast)
     async def cash_out(req: CashOut) -> CashOutResult:
         """Reserve -> available (an amount or all); emptying the reserve closes the session."""
-        return await writer.submit(req)  # type: ignore[return-value]
+        return await writer.submit(req, CashOutResult)
 
     @responder(broker, s.WALLET_BALANCE, BalanceQuery, **fast)
     async def balance(req: BalanceQuery) -> Balance:

@@ -8,12 +8,12 @@ result and moves nothing, with different content it is refused `conflict`.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from typing import Any
 
 from pydantic import BaseModel
 
+from felt_runtime.idempotency import fingerprint
 from felt_contracts.errors import ErrorCode
 from felt_contracts.wallet import (
     AccountOpened,
@@ -29,6 +29,7 @@ from felt_contracts.wallet import (
     OpenAccount,
     Settle,
     TableCancelled,
+    TableScoped,
     TransferEvent,
     TransferInfo,
     TransferKind,
@@ -47,6 +48,7 @@ from felt_wallet.store import (
     ledger,
     reserve_key,
     sessions,
+    table_leases,
 )
 
 Command = OpenAccount | BuyIn | Commit | Settle | CancelHand | CancelTable | CashOut
@@ -77,14 +79,14 @@ def commit_id(hand_id: str, seq: int) -> str:
 
 
 RESULTS: dict[str, type[BaseModel]] = {
-    "open": AccountOpened, "buy_in": BuyInResult, "commit": CommitResult, "settle": HandOutcome,
-    "cancel": HandOutcome, "cancel_table": TableCancelled, "cash_out": CashOutResult,
+    "open": AccountOpened,
+    "buy_in": BuyInResult,
+    "commit": CommitResult,
+    "settle": HandOutcome,
+    "cancel": HandOutcome,
+    "cancel_table": TableCancelled,
+    "cash_out": CashOutResult,
 }
-
-
-def fingerprint(req: BaseModel) -> str:
-    body = req.model_dump_json(exclude={"message_id", "correlation_id"})
-    return hashlib.sha256(f"{type(req).__name__}:{body}".encode()).hexdigest()
 
 
 def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[str]]:
@@ -119,30 +121,39 @@ def prefetch(w: Work, batch: list[Command]) -> None:
     w.load(accounts, accts)
     w.load(hands, hand_ids)
     w.load(ledger, lkeys)
+    fenced = [req.table_id for req in batch if isinstance(req, TableScoped) and req.lease is not None]
+    if fenced:
+        w.load(table_leases, fenced)
     if accts:
         todo = [a for a in dict.fromkeys(accts) if ("sessions-of", a) not in w.loaded]
         for i in range(0, len(todo), 500):
             chunk = todo[i : i + 500]
-            w.load_where(("bulk", f"sessions:{i}:{id(chunk)}"), sessions,
-                               (sessions.c.account_id.in_(chunk)) & (sessions.c.status == "open"))
+            w.load_where(
+                ("bulk", f"sessions:{i}:{id(chunk)}"),
+                sessions,
+                (sessions.c.account_id.in_(chunk)) & (sessions.c.status == "open"),
+            )
         w.loaded.update(("sessions-of", a) for a in todo)
     if hand_ids:
         todo = [h for h in dict.fromkeys(hand_ids) if ("contribs-of", h) not in w.loaded]
         for i in range(0, len(todo), 500):
             chunk = todo[i : i + 500]
-            w.load_where(("bulk", f"contribs:{i}:{id(chunk)}"), contributions,
-                               contributions.c.hand_id.in_(chunk))
+            w.load_where(("bulk", f"contribs:{i}:{id(chunk)}"), contributions, contributions.c.hand_id.in_(chunk))
         w.loaded.update(("contribs-of", h) for h in todo)
 
 
 def apply(w: Work, req: Command, grant: int) -> BaseModel:
     """Run one command idempotently (the writer catches `BusError` and undoes it)."""
+    if isinstance(req, TableScoped) and req.lease is not None:
+        fence(w, req.table_id, req.lease)
     key, kind = command_key(req)
-    fp = fingerprint(req)
+    fp = fingerprint(req, type(req).__name__)
     seen = w.get(commands, key)
     if seen is not None:
         if seen["kind"] != kind:
-            raise BusError(ErrorCode.HAND_CLOSED, f"hand already {_past(seen['kind'])}", hand_id=getattr(req, "hand_id", None))
+            raise BusError(
+                ErrorCode.HAND_CLOSED, f"hand already {_past(seen['kind'])}", hand_id=getattr(req, "hand_id", None)
+            )
         if seen["fingerprint"] != fp:
             raise BusError(ErrorCode.CONFLICT, "same id, different content", key=key)
         return RESULTS[kind].model_validate_json(seen["result"])
@@ -166,6 +177,18 @@ def apply(w: Work, req: Command, grant: int) -> BaseModel:
     return result
 
 
+def fence(w: Work, table_id: str, lease: int) -> None:
+    """Refuse a table replica whose lease is older than the newest seen for the table; a newer
+    one becomes the newest (in the command's transaction)."""
+    seen = w.get(table_leases, table_id)
+    if seen is not None and lease < seen["lease"]:
+        raise BusError(
+            ErrorCode.CONFLICT, "this table has a newer owner", reason="stale_lease", table_id=table_id, lease=lease
+        )
+    if seen is None or lease > seen["lease"]:
+        w.put(table_leases, {"table_id": table_id, "lease": lease})
+
+
 def _past(kind: str) -> str:
     return {"settle": "settled", "cancel": "cancelled"}.get(kind, kind)
 
@@ -187,8 +210,11 @@ class _Ctx:
         return 0 if row is None else row["balance"]
 
     def open_session(self, account_id: str, table_id: str) -> Row | None:
-        self.w.load_where(("sessions-of", account_id), sessions,
-                          lambda: (sessions.c.account_id == account_id) & (sessions.c.status == "open"))
+        self.w.load_where(
+            ("sessions-of", account_id),
+            sessions,
+            lambda: (sessions.c.account_id == account_id) & (sessions.c.status == "open"),
+        )
         found = self.w.scan(sessions, account_id=account_id, table_id=table_id, status="open")
         return found[0] if found else None
 
@@ -202,8 +228,17 @@ class _Ctx:
         return new
 
     def move(
-        self, kind: TransferKind, transfer_id: str, debit: str, credit: str, amount: int, *,
-        account: Row, session_id: str | None = None, table_id: str | None = None, hand_id: str | None = None,
+        self,
+        kind: TransferKind,
+        transfer_id: str,
+        debit: str,
+        credit: str,
+        amount: int,
+        *,
+        account: Row,
+        session_id: str | None = None,
+        table_id: str | None = None,
+        hand_id: str | None = None,
     ) -> TransferInfo:
         """One double-entry transfer: debit -> credit; a player account never goes below zero."""
         w = self.w
@@ -212,29 +247,70 @@ class _Ctx:
             src = {"key": HOUSE, "kind": "house", "account_id": None, "table_id": None, "hand_id": None, "balance": 0}
         if src is None or (src["kind"] != "house" and src["balance"] < amount):
             have = 0 if src is None else src["balance"]
-            raise BusError(ErrorCode.INSUFFICIENT_FUNDS, f"{kind.value}: {have} available, {amount} needed",
-                           available=have, needed=amount)
+            raise BusError(
+                ErrorCode.INSUFFICIENT_FUNDS,
+                f"{kind.value}: {have} available, {amount} needed",
+                available=have,
+                needed=amount,
+            )
         dst = w.get(ledger, credit)
         if dst is None:
             kind_of = credit.split("|", 1)[0]
-            dst = {"key": credit, "kind": kind_of, "account_id": None if kind_of == "escrow" else account["account_id"],
-                   "table_id": table_id if kind_of in ("reserve", "escrow") else None,
-                   "hand_id": hand_id if kind_of == "escrow" else None, "balance": 0}
+            dst = {
+                "key": credit,
+                "kind": kind_of,
+                "account_id": None if kind_of == "escrow" else account["account_id"],
+                "table_id": table_id if kind_of in ("reserve", "escrow") else None,
+                "hand_id": hand_id if kind_of == "escrow" else None,
+                "balance": 0,
+            }
         w.put(ledger, {**src, "balance": src["balance"] - amount})
         w.put(ledger, {**dst, "balance": dst["balance"] + amount})
         row = {
-            "transfer_id": transfer_id, "kind": kind.value, "debit": debit, "credit": credit, "amount": amount,
-            "account_id": account["account_id"], "owner_id": account["owner_id"], "session_id": session_id,
-            "table_id": table_id, "hand_id": hand_id, "at": w.now,
+            "transfer_id": transfer_id,
+            "kind": kind.value,
+            "debit": debit,
+            "credit": credit,
+            "amount": amount,
+            "account_id": account["account_id"],
+            "owner_id": account["owner_id"],
+            "session_id": session_id,
+            "table_id": table_id,
+            "hand_id": hand_id,
+            "at": w.now,
         }
         w.transfers.append(row)
-        event = TransferEvent(
-            event_id=transfer_id, correlation_id=self.correlation_id, transfer_id=transfer_id, kind=kind,
-            account_id=account["account_id"], owner_id=account["owner_id"], session_id=session_id,
-            table_id=table_id, hand_id=hand_id, amount=amount, at=w.now,
+        self.announce(
+            kind, transfer_id, amount, account=account, session_id=session_id, table_id=table_id, hand_id=hand_id
         )
-        w.outbox.append({"transfer_id": transfer_id, "payload": event.model_dump_json()})
         return TransferInfo(transfer_id=transfer_id, kind=kind, account_id=account["account_id"], amount=amount)
+
+    def announce(
+        self,
+        kind: TransferKind,
+        transfer_id: str,
+        amount: int,
+        *,
+        account: Row,
+        session_id: str | None,
+        table_id: str | None,
+        hand_id: str | None = None,
+    ) -> None:
+        """Queue the transfer's event in the outbox (same transaction as the state it describes)."""
+        event = TransferEvent(
+            event_id=transfer_id,
+            correlation_id=self.correlation_id,
+            transfer_id=transfer_id,
+            kind=kind,
+            account_id=account["account_id"],
+            owner_id=account["owner_id"],
+            session_id=session_id,
+            table_id=table_id,
+            hand_id=hand_id,
+            amount=amount,
+            at=self.w.now,
+        )
+        self.w.outbox.append({"transfer_id": transfer_id, "payload": event.model_dump_json()})
 
     # --- commands ----------------------------------------------------------------------
     def open_account(self, req: OpenAccount, grant: int) -> AccountOpened:
@@ -244,8 +320,17 @@ class _Ctx:
         acct = {"account_id": req.account_id, "owner_id": req.owner_id, "in_play": 0, "created_at": w.now}
         w.put(accounts, acct)
         tid = f"grant:{req.account_id}"
-        w.put(ledger, {"key": available_key(req.account_id), "kind": "available", "account_id": req.account_id,
-                       "table_id": None, "hand_id": None, "balance": 0})
+        w.put(
+            ledger,
+            {
+                "key": available_key(req.account_id),
+                "kind": "available",
+                "account_id": req.account_id,
+                "table_id": None,
+                "hand_id": None,
+                "balance": 0,
+            },
+        )
         if grant > 0:
             self.move(TransferKind.GRANT, tid, HOUSE, available_key(req.account_id), grant, account=acct)
         return AccountOpened(account_id=req.account_id, owner_id=req.owner_id, granted=grant, transfer_id=tid)
@@ -259,26 +344,59 @@ class _Ctx:
         rkey = reserve_key(req.account_id, req.table_id)
         reserved = self.balance(rkey)
         if req.amount < req.min_buy_in or reserved + req.amount > req.max_buy_in:
-            raise BusError(ErrorCode.INVALID_AMOUNT, "buy-in outside the table's limits", amount=req.amount,
-                           min_buy_in=req.min_buy_in, max_buy_in=req.max_buy_in, reserved=reserved)
+            raise BusError(
+                ErrorCode.INVALID_AMOUNT,
+                "buy-in outside the table's limits",
+                amount=req.amount,
+                min_buy_in=req.min_buy_in,
+                max_buy_in=req.max_buy_in,
+                reserved=reserved,
+            )
         sess = self.open_session(req.account_id, req.table_id)
         if sess is None:
-            sess = {"session_id": uuid.uuid4().hex, "account_id": req.account_id, "table_id": req.table_id,
-                    "status": "open", "buy_in": 0, "cash_out": 0, "gross_wagers": 0, "hands_played": 0,
-                    "opened_at": self.w.now, "closed_at": None}
+            sess = {
+                "session_id": uuid.uuid4().hex,
+                "account_id": req.account_id,
+                "table_id": req.table_id,
+                "status": "open",
+                "buy_in": 0,
+                "cash_out": 0,
+                "gross_wagers": 0,
+                "hands_played": 0,
+                "opened_at": self.w.now,
+                "closed_at": None,
+            }
         tid = f"buy_in:{req.message_id}"
-        self.move(TransferKind.BUY_IN, tid, available_key(req.account_id), rkey, req.amount,
-                        account=acct, session_id=sess["session_id"], table_id=req.table_id)
+        self.move(
+            TransferKind.BUY_IN,
+            tid,
+            available_key(req.account_id),
+            rkey,
+            req.amount,
+            account=acct,
+            session_id=sess["session_id"],
+            table_id=req.table_id,
+        )
         self.w.put(sessions, {**sess, "buy_in": sess["buy_in"] + req.amount})
-        return BuyInResult(transfer_id=tid, session_id=sess["session_id"], reserved=self.balance(rkey),
-                           available=self.balance(available_key(req.account_id)))
+        return BuyInResult(
+            transfer_id=tid,
+            session_id=sess["session_id"],
+            reserved=self.balance(rkey),
+            available=self.balance(available_key(req.account_id)),
+        )
 
     def commit(self, req: Commit) -> CommitResult:
         w = self.w
         acct = self.account(req.account_id)
         hand = w.get(hands, req.hand_id)
         if hand is None:
-            hand = {"hand_id": req.hand_id, "table_id": req.table_id, "status": "open", "opened_at": w.now, "closed_at": None}
+            hand = {
+                "hand_id": req.hand_id,
+                "table_id": req.table_id,
+                "status": "open",
+                "opened_at": w.now,
+                "closed_at": None,
+            }
             w.put(hands, hand)
         elif hand["table_id"] != req.table_id:
             raise BusError(ErrorCode.CONFLICT, "hand belongs to another table", hand_id=req.hand_id)
@@ -292,21 +410,42 @@ class _Ctx:
                 raise BusError(ErrorCode.INSUFFICIENT_FUNDS, "no chips reserved at this table", table_id=req.table_id)
             source, skey = "reserve", reserve_key(req.account_id, req.table_id)
         tid = commit_id(req.hand_id, req.seq)
-        sid = sess["session_id"] if sess else None
-        self.move(TransferKind.COMMIT, tid, skey, escrow_key(req.hand_id), req.amount,
-                        account=acct, session_id=sid, table_id=req.table_id, hand_id=req.hand_id)
+        sid = sess["session_id"] if sess else req.session_id  # ante-nl-1: the table's play session
+        self.move(
+            TransferKind.COMMIT,
+            tid,
+            skey,
+            escrow_key(req.hand_id),
+            req.amount,
+            account=acct,
+            session_id=sid,
+            table_id=req.table_id,
+            hand_id=req.hand_id,
+        )
         existing = [c for c in self.contribs(req.hand_id) if c["account_id"] == req.account_id]
         mine = [c for c in existing if c["source"] == source]
         if mine:
             self.bump(contributions, mine[0], amount=req.amount)
         else:
-            w.put(contributions, {"hand_id": req.hand_id, "account_id": req.account_id, "source": source,
-                                  "amount": req.amount, "session_id": sid})
+            w.put(
+                contributions,
+                {
+                    "hand_id": req.hand_id,
+                    "account_id": req.account_id,
+                    "source": source,
+                    "amount": req.amount,
+                    "session_id": sid,
+                },
+            )
         if sess is not None:
             self.bump(sessions, sess, gross_wagers=req.amount, hands_played=0 if existing else 1)
         self.bump(accounts, acct, in_play=req.amount)
-        return CommitResult(transfer_id=tid, hand_id=req.hand_id, escrow=self.balance(escrow_key(req.hand_id)),
-                            remaining=self.balance(skey))
+        return CommitResult(
+            transfer_id=tid,
+            hand_id=req.hand_id,
+            escrow=self.balance(escrow_key(req.hand_id)),
+            remaining=self.balance(skey),
+        )
 
     def _destination(self, account_id: str, table_id: str, sources: set[str]) -> tuple[str, str | None]:
         """Where a contributor's chips go back: the reserve it played from while its session is
@@ -347,18 +486,31 @@ class _Ctx:
         for r in req.returns:
             returned[r.account_id] = returned.get(r.account_id, 0) + r.amount
             if returned[r.account_id] > put_in[r.account_id]:
-                raise BusError(ErrorCode.INVALID_AMOUNT, "returns more than the account put in", account_id=r.account_id)
+                raise BusError(
+                    ErrorCode.INVALID_AMOUNT, "returns more than the account put in", account_id=r.account_id
+                )
         escrow = self.balance(escrow_key(req.hand_id))
         total = sum(p.amount for p in req.payouts) + sum(r.amount for r in req.returns)
         if total != escrow:
             raise BusError(ErrorCode.INVALID_AMOUNT, "payouts must empty the escrow exactly", escrow=escrow, paid=total)
         out: list[TransferInfo] = []
-        for n, (kind, p) in enumerate([(TransferKind.PAYOUT, p) for p in req.payouts]
-                                      + [(TransferKind.RETURN, r) for r in req.returns]):
+        for n, (kind, p) in enumerate(
+            [(TransferKind.PAYOUT, p) for p in req.payouts] + [(TransferKind.RETURN, r) for r in req.returns]
+        ):
             dest, sid = self._destination(p.account_id, req.table_id, sources[p.account_id])
-            out.append(self.move(kind, f"{kind.value}:{req.hand_id}:{n}", escrow_key(req.hand_id), dest,
-                                       p.amount, account=self.account(p.account_id), session_id=sid,
-                                       table_id=req.table_id, hand_id=req.hand_id))
+            out.append(
+                self.move(
+                    kind,
+                    f"{kind.value}:{req.hand_id}:{n}",
+                    escrow_key(req.hand_id),
+                    dest,
+                    p.amount,
+                    account=self.account(p.account_id),
+                    session_id=sid,
+                    table_id=req.table_id,
+                    hand_id=req.hand_id,
+                )
+            )
         self._end(hand, "settled")
         return HandOutcome(hand_id=req.hand_id, table_id=req.table_id, status="settled", transfers=out)
 
@@ -377,9 +529,19 @@ class _Ctx:
                 dest, sid = self._destination(c["account_id"], table_id, {"reserve"})
             else:
                 dest, sid = available_key(c["account_id"]), None
-            out.append(self.move(TransferKind.REFUND, f"refund:{hand_id}:{n}", escrow_key(hand_id), dest,
-                                       c["amount"], account=self.account(c["account_id"]), session_id=sid,
-                                       table_id=table_id, hand_id=hand_id))
+            out.append(
+                self.move(
+                    TransferKind.REFUND,
+                    f"refund:{hand_id}:{n}",
+                    escrow_key(hand_id),
+                    dest,
+                    c["amount"],
+                    account=self.account(c["account_id"]),
+                    session_id=sid,
+                    table_id=table_id,
+                    hand_id=hand_id,
+                )
+            )
         self._end(hand, "cancelled")
         return HandOutcome(hand_id=hand_id, table_id=table_id, status="cancelled", transfers=out)
 
@@ -387,35 +549,76 @@ class _Ctx:
         acct = self.account(account_id)
         sess = self.open_session(account_id, table_id)
         if sess is None:
-            raise BusError(ErrorCode.NOT_FOUND, "no open session at this table", account_id=account_id, table_id=table_id)
+            raise BusError(
+                ErrorCode.NOT_FOUND, "no open session at this table", account_id=account_id, table_id=table_id
+            )
         rkey = reserve_key(account_id, table_id)
         reserved = self.balance(rkey)
         take = reserved if amount == "all" else int(amount)
         if take > reserved:
             raise BusError(ErrorCode.INSUFFICIENT_FUNDS, "cash-out above the reserve", reserved=reserved, amount=take)
         tid = None
+        closed = reserved - take == 0
         if take > 0:
             tid = transfer_id
-            self.move(TransferKind.CASH_OUT, tid, rkey, available_key(account_id), take, account=acct,
-                            session_id=sess["session_id"], table_id=table_id)
-        closed = reserved - take == 0
-        self.w.put(sessions, {**sess, "cash_out": sess["cash_out"] + take,
-                              **({"status": "closed", "closed_at": self.w.now} if closed else {})})
-        return CashOutResult(transfer_id=tid, session_id=sess["session_id"], amount=take, reserved=reserved - take,
-                             available=self.balance(available_key(account_id)), session_closed=closed)
+            self.move(
+                TransferKind.CASH_OUT,
+                tid,
+                rkey,
+                available_key(account_id),
+                take,
+                account=acct,
+                session_id=sess["session_id"],
+                table_id=table_id,
+            )
+        elif closed:  # an empty session closes with no transfer: announced, so limits release its exposure
+            self.announce(
+                TransferKind.CASH_OUT, transfer_id, 0, account=acct, session_id=sess["session_id"], table_id=table_id
+            )
+        self.w.put(
+            sessions,
+            {
+                **sess,
+                "cash_out": sess["cash_out"] + take,
+                **({"status": "closed", "closed_at": self.w.now} if closed else {}),
+            },
+        )
+        return CashOutResult(
+            transfer_id=tid,
+            session_id=sess["session_id"],
+            amount=take,
+            reserved=reserved - take,
+            available=self.balance(available_key(account_id)),
+            session_closed=closed,
+        )
 
     def cancel_table(self, req: CancelTable) -> TableCancelled:
         w = self.w
-        w.load_where(("open-hands-of", req.table_id), hands, (hands.c.table_id == req.table_id) & (hands.c.status == "open"))
+        w.load_where(
+            ("open-hands-of", req.table_id), hands, (hands.c.table_id == req.table_id) & (hands.c.status == "open")
+        )
         outcomes = []
         for hand in sorted(w.scan(hands, table_id=req.table_id, status="open"), key=lambda h: h["hand_id"]):
             outcome = self.cancel_hand(req.table_id, hand["hand_id"], must_exist=True)
             end = CancelHand(table_id=req.table_id, hand_id=hand["hand_id"])
-            w.put(commands, {"key": f"end:{hand['hand_id']}", "kind": "cancel", "fingerprint": fingerprint(end),
-                             "result": outcome.model_dump_json()})
+            w.put(
+                commands,
+                {
+                    "key": f"end:{hand['hand_id']}",
+                    "kind": "cancel",
+                    "fingerprint": fingerprint(end, type(end).__name__),
+                    "result": outcome.model_dump_json(),
+                },
+            )
             outcomes.append(outcome)
-        w.load_where(("open-sessions-at", req.table_id), sessions, (sessions.c.table_id == req.table_id) & (sessions.c.status == "open"))
+        w.load_where(
+            ("open-sessions-at", req.table_id),
+            sessions,
+            (sessions.c.table_id == req.table_id) & (sessions.c.status == "open"),
+        )
         cash_outs = []
         for sess in sorted(w.scan(sessions, table_id=req.table_id, status="open"), key=lambda s: s["session_id"]):
-            cash_outs.append(self.cash_out(sess["account_id"], req.table_id, "all", f"cash_out:{sess['session_id']}:close"))
+            cash_outs.append(
+                self.cash_out(sess["account_id"], req.table_id, "all", f"cash_out:{sess['session_id']}:close")
+            )
         return TableCancelled(table_id=req.table_id, hands=outcomes, cash_outs=cash_outs)

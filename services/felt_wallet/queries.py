@@ -16,14 +16,19 @@ async def balance(engine: AsyncEngine, account_id: str) -> Balance:
         acct = (await conn.execute(sa.select(accounts).where(accounts.c.account_id == account_id))).mappings().first()
         if acct is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown account", account_id=account_id)
-        rows = (await conn.execute(
-            sa.select(ledger.c.kind, ledger.c.table_id, ledger.c.balance).where(ledger.c.account_id == account_id)
-        )).all()
+        rows = (
+            await conn.execute(
+                sa.select(ledger.c.kind, ledger.c.table_id, ledger.c.balance).where(ledger.c.account_id == account_id)
+            )
+        ).all()
     reserves = {t: b for k, t, b in rows if k == "reserve" and b > 0}
     return Balance(
-        account_id=account_id, owner_id=acct["owner_id"],
+        account_id=account_id,
+        owner_id=acct["owner_id"],
         available=sum(b for k, _, b in rows if k == "available"),
-        reserved=sum(reserves.values()), in_play=acct["in_play"], reserves=reserves,
+        reserved=sum(reserves.values()),
+        in_play=acct["in_play"],
+        reserves=reserves,
     )
 
 
@@ -44,15 +49,37 @@ async def leaderboard(engine: AsyncEngine, limit: int) -> Leaderboard:
 
 async def session_history(engine: AsyncEngine, account_id: str, limit: int) -> SessionHistory:
     async with engine.connect() as conn:
-        if (await conn.execute(sa.select(accounts.c.account_id).where(accounts.c.account_id == account_id))).first() is None:
+        if (
+            await conn.execute(sa.select(accounts.c.account_id).where(accounts.c.account_id == account_id))
+        ).first() is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown account", account_id=account_id)
-        rows = (await conn.execute(
-            sa.select(sessions).where(sessions.c.account_id == account_id)
-            .order_by(sessions.c.opened_at.desc(), sessions.c.session_id).limit(limit)
-        )).mappings().all()
-    return SessionHistory(account_id=account_id, sessions=[
-        SessionInfo(session_id=r["session_id"], table_id=r["table_id"], status=r["status"], buy_in=r["buy_in"],
-                    cash_out=r["cash_out"], net=r["cash_out"] - r["buy_in"], gross_wagers=r["gross_wagers"],
-                    hands_played=r["hands_played"], opened_at=r["opened_at"], closed_at=r["closed_at"])
-        for r in rows
-    ])
+        rows = (
+            (
+                await conn.execute(
+                    sa.select(sessions)
+                    .where(sessions.c.account_id == account_id)
+                    .order_by(sessions.c.opened_at.desc(), sessions.c.session_id)
+                    .limit(limit)
+                )
+            )
+            .mappings()
+            .all()
+        )
+    return SessionHistory(
+        account_id=account_id,
+        sessions=[
+            SessionInfo(
+                session_id=r["session_id"],
+                table_id=r["table_id"],
+                status=r["status"],
+                buy_in=r["buy_in"],
+                cash_out=r["cash_out"],
+                net=r["cash_out"] - r["buy_in"],
+                gross_wagers=r["gross_wagers"],
+                hands_played=r["hands_played"],
+                opened_at=r["opened_at"],
+                closed_at=r["closed_at"],
+            )
+            for r in rows
+        ],
+    )

@@ -17,34 +17,42 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 ID, KEY = 200, 500
-meta = sa.MetaData()
+metadata = sa.MetaData()
 
 accounts = sa.Table(
-    "wallet_accounts", meta,
+    "wallet_accounts",
+    metadata,
     sa.Column("account_id", sa.String(ID), primary_key=True),
     sa.Column("owner_id", sa.String(ID)),
     sa.Column("in_play", sa.BigInteger, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.CheckConstraint("in_play >= 0", name="ck_wallet_accounts_in_play"),
 )
 ledger = sa.Table(
-    "wallet_ledger", meta,
+    "wallet_ledger",
+    metadata,
     sa.Column("key", sa.String(KEY), primary_key=True),
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("account_id", sa.String(ID)),
     sa.Column("table_id", sa.String(ID)),
     sa.Column("hand_id", sa.String(ID)),
     sa.Column("balance", sa.BigInteger, nullable=False),
+    sa.CheckConstraint("kind = 'house' OR balance >= 0", name="ck_wallet_ledger_not_negative"),
+    sa.Index("ix_wallet_ledger_account", "account_id"),
 )
 hands = sa.Table(
-    "wallet_hands", meta,
+    "wallet_hands",
+    metadata,
     sa.Column("hand_id", sa.String(ID), primary_key=True),
     sa.Column("table_id", sa.String(ID), nullable=False),
     sa.Column("status", sa.String(10), nullable=False),
     sa.Column("opened_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("closed_at", sa.DateTime(timezone=True)),
+    sa.Index("ix_wallet_hands_table_status", "table_id", "status"),
 )
 contributions = sa.Table(
-    "wallet_contributions", meta,
+    "wallet_contributions",
+    metadata,
     sa.Column("hand_id", sa.String(ID), primary_key=True),
     sa.Column("account_id", sa.String(ID), primary_key=True),
     sa.Column("source", sa.String(10), primary_key=True),
@@ -52,7 +60,8 @@ contributions = sa.Table(
     sa.Column("session_id", sa.String(64)),
 )
 sessions = sa.Table(
-    "wallet_sessions", meta,
+    "wallet_sessions",
+    metadata,
     sa.Column("session_id", sa.String(64), primary_key=True),
     sa.Column("account_id", sa.String(ID), nullable=False),
     sa.Column("table_id", sa.String(ID), nullable=False),
@@ -63,16 +72,20 @@ sessions = sa.Table(
     sa.Column("hands_played", sa.Integer, nullable=False),
     sa.Column("opened_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("closed_at", sa.DateTime(timezone=True)),
+    sa.Index("ix_wallet_sessions_account_status", "account_id", "status"),
+    sa.Index("ix_wallet_sessions_table_status", "table_id", "status"),
 )
 commands = sa.Table(
-    "wallet_commands", meta,
+    "wallet_commands",
+    metadata,
     sa.Column("key", sa.String(KEY), primary_key=True),
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("fingerprint", sa.String(64), nullable=False),
     sa.Column("result", sa.Text, nullable=False),
 )
 transfers = sa.Table(
-    "wallet_transfers", meta,
+    "wallet_transfers",
+    metadata,
     sa.Column("transfer_id", sa.String(KEY), primary_key=True),
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("debit", sa.String(KEY), nullable=False),
@@ -84,9 +97,18 @@ transfers = sa.Table(
     sa.Column("table_id", sa.String(ID)),
     sa.Column("hand_id", sa.String(ID)),
     sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.CheckConstraint("amount > 0", name="ck_wallet_transfers_amount"),
 )
+table_leases = sa.Table(  # the newest lease seen per table (fencing of table replicas)
+    "wallet_table_leases",
+    metadata,
+    sa.Column("table_id", sa.String(ID), primary_key=True),
+    sa.Column("lease", sa.BigInteger, nullable=False),
+)
+
 outbox = sa.Table(
-    "wallet_outbox", meta,
+    "wallet_outbox",
+    metadata,
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("transfer_id", sa.String(KEY), nullable=False),
     sa.Column("payload", sa.Text, nullable=False),
@@ -117,8 +139,11 @@ Row = dict[str, Any]
 _MISSING: Any = object()
 _CHUNK = 500
 #: fields `Work.scan` looks rows up by (kept as in-memory indexes; these never change for a row)
-_INDEXED = {"wallet_sessions": ("account_id", "table_id"), "wallet_contributions": ("hand_id",),
-            "wallet_hands": ("table_id",)}
+_INDEXED = {
+    "wallet_sessions": ("account_id", "table_id"),
+    "wallet_contributions": ("hand_id",),
+    "wallet_hands": ("table_id",),
+}
 
 
 class Cache:
@@ -142,6 +167,12 @@ class Cache:
             for field, idx in self.index.items():
                 idx.setdefault(row[field], set()).add(key)
 
+    def written(self, key: Any) -> Row:
+        """The row the batch put under a new or dirty key (those always have one)."""
+        row = self.rows[key]
+        assert row is not None, key
+        return row
+
     def seed(self, row: Row) -> None:
         """A row read from the database; never overwrites what the batch already changed."""
         key = self.key_of(row)
@@ -160,7 +191,7 @@ class Work:
     def __init__(self, conn: Connection, now: datetime) -> None:
         self.conn = conn
         self.now = now
-        self.c = {t.name: Cache(t) for t in (accounts, ledger, hands, contributions, sessions, commands)}
+        self.c = {t.name: Cache(t) for t in (accounts, ledger, hands, contributions, sessions, commands, table_leases)}
         self.journal: list[tuple[Cache, Any, Any, bool, bool]] = []
         self.transfers: list[Row] = []
         self.outbox: list[Row] = []
@@ -239,9 +270,9 @@ class Work:
     def flush(self) -> None:
         """Write the batch: one multi-row statement per table and kind of change."""
         conn = self.conn
-        for table in (accounts, sessions, hands, ledger, contributions, commands):
+        for table in (accounts, sessions, hands, ledger, contributions, commands, table_leases):
             cache = self.c[table.name]
-            new = [cache.rows[k] for k in cache.new]
+            new = [cache.written(k) for k in cache.new]
             if new:
                 conn.execute(sa.insert(table), new)
             if not cache.dirty:
@@ -250,7 +281,7 @@ class Work:
             if table is ledger:
                 params = []
                 for k in cache.dirty:
-                    delta = cache.rows[k]["balance"] - cache.base[k]["balance"]
+                    delta = cache.written(k)["balance"] - cache.base[k]["balance"]
                     if delta:
                         params.append({"k_key": k, "d": delta})
                 stmt = sa.update(table).where(where).values(balance=table.c.balance + sa.bindparam("d"))
@@ -259,7 +290,7 @@ class Work:
                 stmt = sa.update(table).where(where).values({c: sa.bindparam(f"v_{c}") for c in cols})
                 params = []
                 for k in cache.dirty:
-                    row = cache.rows[k]
+                    row = cache.written(k)
                     params.append({**{f"k_{c}": row[c] for c in cache.pk}, **{f"v_{c}": row[c] for c in cols}})
             if params:
                 conn.execute(stmt, params)

@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from pydantic import BaseModel
@@ -30,8 +30,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_runtime.bus import BusError
 from felt_runtime.db import sqlite_pragmas
+from felt_runtime.metrics import BATCH, TRANSFERS
 from felt_wallet.ledger import Command, apply, prefetch
 from felt_wallet.store import Work
+
+M = TypeVar("M", bound=BaseModel)  # a result model
 
 log = logging.getLogger("felt.wallet.writer")
 
@@ -44,15 +47,23 @@ def sqlite_sync_engine(engine: AsyncEngine) -> Engine | None:
     url = engine.url
     if url.get_backend_name() != "sqlite":
         return None
-    sync = sa.create_engine(url.set(drivername="sqlite+pysqlite"),
-                            connect_args={"timeout": 30, "check_same_thread": False})
+    sync = sa.create_engine(
+        url.set(drivername="sqlite+pysqlite"), connect_args={"timeout": 30, "check_same_thread": False}
+    )
     sa.event.listen(sync, "connect", sqlite_pragmas)
     return sync
 
 
 class Writer:
-    def __init__(self, engine: AsyncEngine, *, grant: int, group_commit: bool, batch_max: int,
-                 clock: Clock = lambda: datetime.now(UTC)) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        grant: int,
+        group_commit: bool,
+        batch_max: int,
+        clock: Clock = lambda: datetime.now(UTC),
+    ) -> None:
         self.engine = engine
         self.grant = grant
         self.batch_max = batch_max if group_commit else 1
@@ -65,10 +76,13 @@ class Writer:
         self.sync_engine = sqlite_sync_engine(engine)
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="wallet-writer") if self.sync_engine else None
 
-    async def submit(self, req: Command) -> BaseModel:
+    async def submit(self, req: Command, result: type[M]) -> M:
+        """`req`'s outcome, of the result model its handler answers with."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.queue.put_nowait((req, fut))
-        return await fut
+        out = await fut
+        assert isinstance(out, result), (type(req).__name__, type(out).__name__)
+        return out
 
     def ack_outbox(self, seqs: list[int]) -> None:
         """The relay published these outbox rows: delete them with the next transaction."""
@@ -87,7 +101,7 @@ class Writer:
         if self.published:
             try:
                 await self._process([])  # delete what the relay already published
-            except Exception:  # noqa: BLE001 - the rows are published again after restart (deduplicated)
+            except Exception:  # the rows are published again after restart (deduplicated)
                 log.exception("final outbox delete failed")
         if self.thread:
             self.thread.shutdown(wait=True)
@@ -124,9 +138,11 @@ class Writer:
             outcomes = [exc] * len(batch)
         else:
             self.batches += 1
+            BATCH.observe(len(batch))
             if batch:
                 self.committed.set()
-        for (_, fut), out in zip(batch, outcomes, strict=True):
+        for (req, fut), out in zip(batch, outcomes, strict=True):
+            TRANSFERS.labels(type(req).__name__, "refused" if isinstance(out, BaseException) else "ok").inc()
             if fut.done():
                 continue
             if isinstance(out, BaseException):
@@ -137,10 +153,12 @@ class Writer:
     async def _apply(self, batch: list[Command], outbox_done: list[int]) -> list[Any]:
         now = self.clock()
         if self.sync_engine is not None:
+
             def run() -> list[Any]:
                 assert self.sync_engine is not None
                 with self.sync_engine.begin() as conn:
                     return self._transaction(conn, batch, outbox_done, now)
+
             return await asyncio.get_running_loop().run_in_executor(self.thread, run)
         async with self.engine.begin() as conn:
             return await conn.run_sync(self._transaction, batch, outbox_done, now)

@@ -18,15 +18,21 @@ from felt_client import FeltClient
 from felt_contracts import subjects
 from felt_contracts.table import CreateTable, TableConfig, TableSummary
 from felt_runtime.bus import call
-from tests.support.servers import nats_server, redis_server
+from tests.support.servers import connected, nats_server, redis_server
 from tests.support.services import ServiceProcess, ServiceRunner
 
 SERVICES = ("wallet", "limits", "timer", "chat", "table")
 #: lobby tables (from a tables file, so they come back after a restart of the table service)
-LOBBY = [TableConfig(table_id=t, rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
-         for t in ("e2e-play", "e2e-crash", "e2e-cli")]
+LOBBY = [
+    TableConfig(table_id=t, rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
+    for t in ("e2e-play", "e2e-crash", "e2e-cli")
+]
 ENV = {
-    "table": {"FELT_TABLE_DEFAULT_TABLES": "false", "FELT_TABLE_TURN_SECONDS": "5", "FELT_TABLE_INTERMISSION_SECONDS": "1"},
+    "table": {
+        "FELT_TABLE_DEFAULT_TABLES": "false",
+        "FELT_TABLE_TURN_SECONDS": "5",
+        "FELT_TABLE_INTERMISSION_SECONDS": "1",
+    },
     "chat": {"FELT_CHAT_MAX_MESSAGES": "2", "FELT_CHAT_WINDOW_SECONDS": "2"},
     "wallet": {"FELT_WALLET_GRANT": "100000"},
     "gateway": {"FELT_GATEWAY_AUTH_CACHE_SECONDS": "1"},
@@ -73,17 +79,17 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
 
 @pytest.fixture
 async def bus(room: Room) -> AsyncIterator[NatsBroker]:
-    broker = NatsBroker(room.nats_url)
-    await broker.connect()
-    yield broker
-    await broker.stop()
+    async with connected(room.nats_url) as broker:
+        yield broker
 
 
 async def create_table(bus: NatsBroker, **cfg: Any) -> str:
     """A fresh table (nlhe-1 1/2, buy-in 20-200, 6 seats unless `cfg` says otherwise)."""
     table_id = f"b{uuid.uuid4().hex[:10]}"
     base = dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
-    await call(bus, subjects.TABLE_CREATE, CreateTable(config=TableConfig(table_id=table_id, **{**base, **cfg})), TableSummary)
+    await call(
+        bus, subjects.TABLE_CREATE, CreateTable(config=TableConfig(table_id=table_id, **{**base, **cfg})), TableSummary
+    )
     return table_id
 
 

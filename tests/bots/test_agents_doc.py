@@ -33,17 +33,20 @@ async def test_the_documented_agent_plays_its_hands(room, bus, tmp_path) -> None
     task = asyncio.create_task(opponent.run())
     env = {**os.environ, "FELT_URL": room.url, "FELT_API_KEY": agent.credential, "FELT_TABLE": table_id, "HANDS": "5"}
     try:
-        done = await asyncio.to_thread(subprocess.run, [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=180)
+        done = await asyncio.to_thread(
+            subprocess.run, [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=180
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        hands = await rival.hands(table_id)
+        assert len(hands) >= 4
+        # a leave during a hand cashes out when that hand settles: the rival plays it out
+        for _ in range(100):
+            if (await agent.balance()).reserved == 0:
+                break
+            await asyncio.sleep(0.2)
+        assert (await agent.balance()).reserved == 0, "it left the table"
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    hands = await rival.hands(table_id)
-    assert len(hands) >= 4
-    for _ in range(50):  # a leave during a hand cashes out when that hand settles
-        if (await agent.balance()).reserved == 0:
-            break
-        await asyncio.sleep(0.2)
-    assert (await agent.balance()).reserved == 0, "it left the table"
     await agent.aclose()
     await rival.aclose()

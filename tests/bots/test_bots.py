@@ -28,14 +28,22 @@ from felt_engine.testing import default_stakes, new_hand
 from felt_runtime.bus import call
 from tests.bots.conftest import Room, create_table, new_agent
 from tests.support.services import ServiceProcess
+from tests.support.waiting import eventually
 
 HANDS = 50
 
 
 @pytest.fixture(scope="module")
 def bots_service(room: Room) -> Iterator[ServiceProcess]:
-    proc = room.runner.start("bots", FELT_BOTS="0", FELT_BOTS_GATEWAY_URL=room.url, FELT_BOTS_THINK_SECONDS="0",
-                             FELT_BOTS_PAUSE_SECONDS="0.1", FELT_BOTS_BROKE_RECHECK_SECONDS="1", ready=False)
+    proc = room.runner.start(
+        "bots",
+        FELT_BOTS="0",
+        FELT_BOTS_GATEWAY_URL=room.url,
+        FELT_BOTS_THINK_SECONDS="0",
+        FELT_BOTS_PAUSE_SECONDS="0.1",
+        FELT_BOTS_BROKE_RECHECK_SECONDS="1",
+        ready=False,
+    )
     proc.wait_ready(timeout=90)  # a loaded machine imports slowly
     yield proc
     proc.stop()
@@ -46,13 +54,7 @@ async def status(bus, table_id: str) -> list[BotInfo]:
 
 
 async def wait_for(bus, table_id: str, done, timeout: float) -> list[BotInfo]:
-    deadline = time.monotonic() + timeout
-    while True:
-        bots = await status(bus, table_id)
-        if done(bots):
-            return bots
-        assert time.monotonic() < deadline, f"not done in {timeout}s: {bots}"
-        await asyncio.sleep(0.5)
+    return await eventually(lambda: status(bus, table_id), done, timeout=timeout, every=0.5, what="bots")
 
 
 def clean(bots: list[BotInfo]) -> None:
@@ -62,7 +64,9 @@ def clean(bots: list[BotInfo]) -> None:
 
 async def test_one_bot_of_each_level_plays_50_hands_without_a_fault(room, bus, bots_service) -> None:
     for level in LEVELS:
-        added = await call(bus, subjects.BOTS_ADD, AddBots(table_id="e2e-play", level=level, count=1), BotsStatus, timeout=30)
+        added = await call(
+            bus, subjects.BOTS_ADD, AddBots(table_id="e2e-play", level=level, count=1), BotsStatus, timeout=30
+        )
         assert [b.level for b in added.bots] == [level]
     bots = await wait_for(bus, "e2e-play", lambda bs: len(bs) == 3 and min(b.hands for b in bs) >= HANDS, timeout=300)
     clean(bots)
@@ -75,7 +79,9 @@ async def test_bots_sit_down_again_after_a_kill_9_of_the_table_service(room, bus
     before = await wait_for(bus, "e2e-crash", lambda bs: len(bs) == 2 and min(b.hands for b in bs) >= 3, timeout=120)
     await asyncio.to_thread(room.restart_table)
     hands = {b.participant_id: b.hands for b in await status(bus, "e2e-crash")}
-    after = await wait_for(bus, "e2e-crash", lambda bs: all(b.seated and b.hands >= hands[b.participant_id] + 3 for b in bs), timeout=180)
+    after = await wait_for(
+        bus, "e2e-crash", lambda bs: all(b.seated and b.hands >= hands[b.participant_id] + 3 for b in bs), timeout=180
+    )
     assert {b.participant_id for b in after} == {b.participant_id for b in before}
     assert all(b.refused == 0 for b in after)
 
@@ -83,15 +89,29 @@ async def test_bots_sit_down_again_after_a_kill_9_of_the_table_service(room, bus
 async def test_felt_bots_command_adds_bots_and_refuses_an_unknown_table(room, bus, bots_service) -> None:
     env = {**os.environ, "FELT_NATS_URL": room.nats_url}
     felt = str(Path(sys.executable).parent / "felt")
-    added = await asyncio.to_thread(subprocess.run, [felt, "bots", "--table", "e2e-cli", "--level", "hard", "--count", "2"],
-                                    env=env, capture_output=True, text=True, timeout=120)
+    added = await asyncio.to_thread(
+        subprocess.run,
+        [felt, "bots", "--table", "e2e-cli", "--level", "hard", "--count", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert added.returncode == 0, added.stderr
     assert added.stdout.count("(hard)") == 2 and "e2e-cli" in added.stdout
     assert [b.level for b in await status(bus, "e2e-cli")] == ["hard", "hard"]
-    unknown = await asyncio.to_thread(subprocess.run, [felt, "bots", "--table", "nope", "--count", "1"],
-                                      env=env, capture_output=True, text=True, timeout=60)
+    unknown = await asyncio.to_thread(
+        subprocess.run,
+        [felt, "bots", "--table", "nope", "--count", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert unknown.returncode == 1 and "not_found" in unknown.stderr
-    listed = await asyncio.to_thread(subprocess.run, [felt, "bots"], env=env, capture_output=True, text=True, timeout=60)
+    listed = await asyncio.to_thread(
+        subprocess.run, [felt, "bots"], env=env, capture_output=True, text=True, timeout=60
+    )
     assert listed.returncode == 0 and listed.stdout.count("e2e-cli") == 2
 
 
@@ -102,8 +122,20 @@ async def test_a_bot_that_is_sat_out_leaves_and_comes_back(room, bus) -> None:
     _, mine = await new_agent(room, "sitter")
     _, rival = await new_agent(room, "rival")
     me = (await mine.me())["participantId"]
-    bots = [Bot(mine, me, "sitter", "normal", table_id, LEVELS["normal"], random.Random(5), pause_seconds=0.2, broke_recheck_seconds=1),
-            Bot(rival, "rival", "rival", "easy", table_id, LEVELS["easy"], random.Random(6), pause_seconds=0.2)]
+    bots = [
+        Bot(
+            mine,
+            me,
+            "sitter",
+            "normal",
+            table_id,
+            LEVELS["normal"],
+            random.Random(5),
+            pause_seconds=0.2,
+            broke_recheck_seconds=1,
+        ),
+        Bot(rival, "rival", "rival", "easy", table_id, LEVELS["easy"], random.Random(6), pause_seconds=0.2),
+    ]
     tasks = [asyncio.create_task(b.run()) for b in bots]
     try:
         deadline = time.monotonic() + 60
@@ -149,8 +181,10 @@ async def test_a_decision_receives_only_the_api_response(room, bus) -> None:
     await watched.aclose()
     client = FeltClient(room.url, api_key=key, event_hooks={"response": [record]})
     _, other = await new_agent(room, "other")
-    players = [Bot(client, "watched", "watched", "hard", table_id, recording, random.Random(1), pause_seconds=0),
-               Bot(other, "other", "other", "easy", table_id, LEVELS["easy"], random.Random(2), pause_seconds=0)]
+    players = [
+        Bot(client, "watched", "watched", "hard", table_id, recording, random.Random(1), pause_seconds=0),
+        Bot(other, "other", "other", "easy", table_id, LEVELS["easy"], random.Random(2), pause_seconds=0),
+    ]
     tasks = [asyncio.create_task(p.run()) for p in players]
     try:
         deadline = time.monotonic() + 60

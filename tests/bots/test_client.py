@@ -58,9 +58,13 @@ async def test_accounts_lobby_seats_actions_events_chat_money(room, bus) -> None
 
     actor, table = await actor_of(table_id, agents)
     hand = table["hand"]
-    result = await actor.act(table_id, {"type": "call"}, hand_id=hand["handId"], turn_id=hand["turnId"], idempotency_key="k1")
+    result = await actor.act(
+        table_id, {"type": "call"}, hand_id=hand["handId"], turn_id=hand["turnId"], idempotency_key="k1"
+    )
     assert result.status == "ok" and not result.replayed
-    again = await actor.act(table_id, {"type": "call"}, hand_id=hand["handId"], turn_id=hand["turnId"], idempotency_key="k1")
+    again = await actor.act(
+        table_id, {"type": "call"}, hand_id=hand["handId"], turn_id=hand["turnId"], idempotency_key="k1"
+    )
     assert again.replayed, "a retry with the same key returns the first outcome and acts nothing"
 
     said = await agents[0].say(table_id, "good luck")
@@ -104,7 +108,9 @@ async def test_429_waits_retry_after_then_succeeds(room, bus) -> None:
 
 async def test_503_and_lost_connections_are_retried_until_the_room_answers(room, bus) -> None:
     _, first = await new_agent(room)
-    agent = FeltClient(room.url, api_key=first.credential, retry=Retry(attempts=30, cap=3.0))  # a loaded box restarts slowly
+    agent = FeltClient(
+        room.url, api_key=first.credential, retry=Retry(attempts=30, cap=3.0)
+    )  # a loaded box restarts slowly
     wallet = room.procs["wallet"]
     wallet.kill9()
     restart = asyncio.create_task(asyncio.to_thread(lambda: (wallet.start(), wallet.wait_ready(timeout=90))))
@@ -134,7 +140,9 @@ async def create_table_again(bus, table_id: str) -> None:
     from felt_contracts.table import CreateTable, TableConfig, TableSummary
     from felt_runtime.bus import call
 
-    config = TableConfig(table_id=table_id, rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6)
+    config = TableConfig(
+        table_id=table_id, rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6
+    )
     for _ in range(50):
         try:
             await call(bus, subjects.TABLE_CREATE, CreateTable(config=config), TableSummary)

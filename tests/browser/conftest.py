@@ -20,11 +20,19 @@ from felt_contracts import subjects
 from felt_contracts.table import CreateTable, StartMode, TableConfig, TableSummary
 from felt_runtime.bus import call
 from tests.browser.people import Person
-from tests.gateway.conftest import Stack, nats_url, redis_url, repo_path, running_stack  # noqa: F401 - fixtures
+from tests.gateway.conftest import nats_url, redis_url, repo_path, running_stack  # noqa: F401 - fixtures
+from tests.support.gateway import Stack
 
 CHROMIUM = os.environ.get("FELT_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-quic", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
 #: screenshots for people to look at (git-ignored)
 ARTIFACTS = repo_path() / "test-artifacts"
 DESKTOP = {"width": 1280, "height": 800}
@@ -34,16 +42,18 @@ PHONE = {"width": 390, "height": 844}
 @pytest.fixture(scope="package")
 def chromium() -> str:
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
-        pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian: apt-get install chromium; or set FELT_TEST_CHROMIUM)")
+        pytest.skip(
+            f"browser tests need Chromium at {CHROMIUM} (Debian: apt-get install chromium; or set FELT_TEST_CHROMIUM)"
+        )
     try:
-        import playwright  # noqa: F401
+        import playwright  # noqa: F401 - only whether it is installed
     except ImportError:
         pytest.skip("browser tests need the playwright package (pip install -e '.[dev]')")
     return CHROMIUM
 
 
 @pytest.fixture(scope="package")
-def room(chromium: str, nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:  # noqa: F811
+def room(chromium: str, nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """The room with its default lobby (what a newcomer sees) and a short disconnect grace."""
     workdir = tmp_path_factory.mktemp("browser")
     db = f"sqlite+aiosqlite:///{workdir / 'felt.sqlite'}"
@@ -67,7 +77,7 @@ def browser(chromium: str) -> Iterator[Any]:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[Any]:
     report = yield
     if report.when == "call":
-        item.failed_call = report.failed  # type: ignore[attr-defined]
+        item.failed_call = report.failed  # type: ignore[attr-defined]  # an item takes ad-hoc attributes
     return report
 
 
@@ -90,7 +100,7 @@ def people(request: pytest.FixtureRequest, browser: Any, room: Stack) -> Iterato
 
 
 @pytest.fixture(scope="package")
-def new_table(room: Stack, nats_url: str) -> Callable[..., str]:  # noqa: F811
+def new_table(room: Stack, nats_url: str) -> Callable[..., str]:
     """Create a table for one test (auto-start, short intermission) and return its id."""
 
     async def create(config: TableConfig) -> None:
@@ -103,8 +113,18 @@ def new_table(room: Stack, nats_url: str) -> Callable[..., str]:  # noqa: F811
 
     def make(**cfg: Any) -> str:
         table_id = f"b{uuid.uuid4().hex[:8]}"
-        defaults = dict(name="Browser hold'em 1/2", rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20,
-                        max_buy_in=100, seats=6, start_mode=StartMode.AUTO, intermission_seconds=4, turn_seconds=25)
+        defaults = dict(
+            name="Browser hold'em 1/2",
+            rules_version="nlhe-1",
+            small_blind=1,
+            big_blind=2,
+            min_buy_in=20,
+            max_buy_in=100,
+            seats=6,
+            start_mode=StartMode.AUTO,
+            intermission_seconds=4,
+            turn_seconds=25,
+        )
         config = TableConfig(table_id=table_id, **{**defaults, **cfg})
         with ThreadPoolExecutor(1) as pool:  # Playwright's sync API keeps an event loop in this thread
             pool.submit(asyncio.run, create(config)).result()

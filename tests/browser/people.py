@@ -38,7 +38,11 @@ class Wire:
             server.send(message)
 
         def from_room(message: str | bytes) -> None:
-            if self.hold_events and isinstance(message, str) and json.loads(message).get("type") in ("event", "snapshot"):
+            if (
+                self.hold_events
+                and isinstance(message, str)
+                and json.loads(message).get("type") in ("event", "snapshot")
+            ):
                 self.held.append(message)
                 return
             ws.send(message)

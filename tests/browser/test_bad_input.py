@@ -9,7 +9,7 @@ import re
 from playwright.sync_api import expect
 
 from tests.browser.people import Person
-from tests.browser.test_play import act, other, whose_turn
+from tests.browser.test_play import other, whose_turn
 
 
 def seated_pair(people, table: str) -> tuple[Person, Person]:
@@ -52,14 +52,18 @@ def test_out_of_bounds_bets_double_clicks_and_long_or_fast_chat(people, new_tabl
     expect(chat.locator("#chat-count")).to_have_text("501/500")
     expect(chat.locator("#chat-count")).to_have_class(re.compile("over"))
     chat.get_by_label("send chat message").click()
-    expect(chat.locator("#chat-status")).to_have_text(re.compile(r"^Your message is 501 characters long; the limit is 500"))
+    expect(chat.locator("#chat-status")).to_have_text(
+        re.compile(r"^Your message is 501 characters long; the limit is 500")
+    )
     assert actor.wire.frames("chat") == []
 
     for n in range(6):  # the room takes 5 messages per 10 s from one person
         chat.get_by_label("chat message", exact=True).fill(f"message {n}")
         chat.get_by_label("send chat message").click()
         expect(chat.get_by_label("send chat message")).to_be_enabled()
-    expect(chat.locator("#chat-status")).to_have_text(re.compile(r"^Slow down: too many chat messages.*You can post again in \d+ s\.$"))
+    expect(chat.locator("#chat-status")).to_have_text(
+        re.compile(r"^Slow down: too many chat messages.*You can post again in \d+ s\.$")
+    )
     watcher = other(actor, pair)
     expect(watcher.page.locator("#chat-log li")).to_have_count(5)
     expect(chat.get_by_label("chat message", exact=True)).to_have_value("message 5")  # kept for a retry

@@ -23,7 +23,15 @@ def test_nothing_is_loaded_from_another_host():
 
 def test_modules_are_plain_es_modules_that_never_write_html():
     scripts = [p for p in FILES if p.suffix == ".js"]
-    assert {p.name for p in scripts} >= {"api.js", "socket.js", "lobby.js", "table.js", "cards.js", "chat.js", "controls.js"}
+    assert {p.name for p in scripts} >= {
+        "api.js",
+        "socket.js",
+        "lobby.js",
+        "table.js",
+        "cards.js",
+        "chat.js",
+        "controls.js",
+    }
     for path in scripts:
         text = path.read_text()
         assert not re.search(r"\.(innerHTML|outerHTML|insertAdjacentHTML)\b|document\.write", text), path.name

@@ -23,8 +23,13 @@ WINDOW = 2.0  # seconds (default 10; short so the "allowed again" test is quick)
 @pytest.fixture(scope="module")
 def chat(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
     runner = ServiceRunner(nats_url, redis_url, tmp_path_factory.mktemp("chat"))
-    proc = runner.start("chat", felt_chat_prefix=f"c-{uuid.uuid4().hex[:8]}", felt_chat_max_messages=str(LIMIT),
-                        felt_chat_window_seconds=str(WINDOW))
+    proc = runner.start(
+        "chat",
+        felt_chat_prefix=f"c-{uuid.uuid4().hex[:8]}",
+        felt_chat_max_messages=str(LIMIT),
+        felt_chat_window_seconds=str(WINDOW),
+        felt_chat_consumer=f"chat-test-{uuid.uuid4().hex[:8]}",
+    )
     yield proc
     runner.stop_all()
 
@@ -45,13 +50,22 @@ def table() -> str:
 
 
 async def join(broker: NatsBroker, table_id: str, participant_id: str, role: str = "seated") -> ChatMembership:
-    return await call(broker, subjects.CHAT_JOIN, ChatJoin(table_id=table_id, participant_id=participant_id, role=role),
-                      ChatMembership)
+    return await call(
+        broker,
+        subjects.CHAT_JOIN,
+        ChatJoin(table_id=table_id, participant_id=participant_id, role=role),
+        ChatMembership,
+    )
 
 
 async def post(broker: NatsBroker, table_id: str, participant_id: str, text: str, **extra: Any) -> ChatPosted:
-    req = ChatPost(table_id=table_id, participant_id=participant_id, display_name=extra.pop("display_name", "Ann"),
-                   text=text, **extra)
+    req = ChatPost(
+        table_id=table_id,
+        participant_id=participant_id,
+        display_name=extra.pop("display_name", "Ann"),
+        text=text,
+        **extra,
+    )
     return await call(broker, subjects.CHAT_POST, req, ChatPosted)
 
 

@@ -15,15 +15,17 @@ from felt_contracts import subjects
 from felt_contracts.chat import (
     ChatHistory,
     ChatHistoryPage,
+    ChatJoin,
     ChatLeave,
     ChatMembership,
     ChatMessageEvent,
     ChatPost,
-    ChatPosted,
 )
 from felt_contracts.errors import ErrorCode
+from felt_contracts.table import TableEvent
 from felt_runtime.bus import BusError, call
 from tests.chat.conftest import LIMIT, WINDOW, fresh, join, post, raw_request
+from tests.support.waiting import eventually, refused
 
 #: one chat process per module: under xdist every test of it must run on the same worker
 pytestmark = pytest.mark.xdist_group("chat")
@@ -33,13 +35,8 @@ async def history(broker, table_id: str, **query) -> ChatHistoryPage:
     return await call(broker, subjects.CHAT_HISTORY, ChatHistory(table_id=table_id, **query), ChatHistoryPage)
 
 
-async def refused(coro) -> BusError:
-    with pytest.raises(BusError) as err:
-        await coro
-    return err.value
-
-
 # --- post and history -------------------------------------------------------------------
+
 
 async def test_post_then_history(broker, table) -> None:
     ann, bob = fresh("p"), fresh("p")
@@ -76,6 +73,7 @@ async def test_history_keeps_the_last_100(broker, table) -> None:
 
 
 # --- the 500-character plain-text rule --------------------------------------------------
+
 
 async def test_500_characters_accepted_501_refused(broker, table) -> None:
     p = fresh("p")
@@ -131,6 +129,7 @@ async def test_html_stays_text(broker, table, nats_url) -> None:
 
 # --- membership -------------------------------------------------------------------------
 
+
 async def test_non_member_forbidden(broker, table) -> None:
     member, stranger = fresh("p"), fresh("p")
     await join(broker, table, member)
@@ -154,7 +153,79 @@ async def test_join_and_leave(broker, table) -> None:
     assert (await refused(post(broker, table, p, "bye"))).code is ErrorCode.FORBIDDEN
 
 
+async def test_a_watch_with_a_ttl_ends_by_itself(broker, table) -> None:
+    """A REST reader watches for a while (the gateway's ttl); a socket until ChatLeave."""
+    p = fresh("p")
+    await call(broker, subjects.CHAT_JOIN, ChatJoin(table_id=table, participant_id=p, ttl_seconds=1), ChatMembership)
+    await post(broker, table, p, "reading")
+    await asyncio.sleep(1.2)
+    assert (await refused(post(broker, table, p, "still?"))).code is ErrorCode.FORBIDDEN
+    await join(broker, table, p)  # no ttl: watching until ChatLeave
+    await call(broker, subjects.CHAT_JOIN, ChatJoin(table_id=table, participant_id=p, ttl_seconds=1), ChatMembership)
+    await asyncio.sleep(1.2)  # a shorter watch never shortens a longer one
+    await post(broker, table, p, "socket open")
+
+
+class TableEvents:
+    """Publishes table events the way the table does (JetStream, `Nats-Msg-Id` = table:seq)."""
+
+    def __init__(self, js, table_id: str) -> None:
+        self.js, self.table_id = js, table_id
+
+    async def send(self, seq: int, kind: str, participant_id: str | None = None, msg_id: str | None = None) -> None:
+        ev = TableEvent(table_id=self.table_id, seq=seq, kind=kind, participant_id=participant_id, at=datetime.now(UTC))
+        await self.js.publish(
+            subjects.table_public_events(self.table_id),
+            ev.model_dump_json().encode(),
+            headers={"Nats-Msg-Id": msg_id or f"{self.table_id}:{seq}"},
+        )
+
+
+async def may_post(broker, table_id: str, participant_id: str, expect: bool, timeout: float = 10) -> None:
+    """Wait until the participant may (or may not) post: seat events arrive through JetStream."""
+
+    async def member() -> bool:
+        try:
+            await post(broker, table_id, participant_id, "here?")
+        except BusError as exc:  # throttled: a member (membership is checked first)
+            assert exc.code in (ErrorCode.FORBIDDEN, ErrorCode.THROTTLED), exc
+            return exc.code is ErrorCode.THROTTLED
+        return True
+
+    await eventually(member, lambda m: m == expect, timeout=timeout, every=0.05, what=f"{participant_id} a member")
+
+
+async def test_seats_follow_the_tables_events(broker, table, nats_url) -> None:
+    """Seated players may post: chat follows the table's seated / left / reset events, in seq
+    order (a redelivered older event never undoes a newer one), with no call from anyone."""
+    p, q = fresh("p"), fresh("p")
+    nc = await nats.connect(nats_url)
+    try:
+        events = TableEvents(nc.jetstream(), table)
+        await events.send(1, "seated", p)
+        await post(broker, table, p, "just sat down")  # at once: a refusal waits for the seat events first
+        await events.send(2, "left", p)
+        await may_post(broker, table, p, False)
+        await events.send(1, "seated", p, msg_id="again")  # an old event, delivered once more
+        await events.send(3, "waiting", q)  # sat down during a hand
+        await may_post(broker, table, q, True)  # processed after the old one ...
+        await may_post(broker, table, p, False, timeout=0)  # ... which changed nothing
+        await events.send(4, "seated", p)
+        await events.send(5, "session_closed", q)
+        await may_post(broker, table, q, False)
+        await may_post(broker, table, p, True, timeout=0)
+        await events.send(6, "table_reset")  # a restart: every seat empty
+        await may_post(broker, table, p, False)
+        await events.send(5, "seated", q, msg_id="late")  # older than the reset
+        await events.send(7, "seated", q)
+        await post(broker, table, q, "back")
+        await may_post(broker, table, p, False, timeout=0)
+    finally:
+        await nc.close()
+
+
 # --- throttle ---------------------------------------------------------------------------
+
 
 async def test_throttle_boundary(broker, table) -> None:
     p, other = fresh("p"), fresh("p")
@@ -188,6 +259,7 @@ async def test_throttle_is_per_participant_across_tables(broker) -> None:
 
 
 # --- idempotency ------------------------------------------------------------------------
+
 
 async def test_idempotent_retry(broker, table) -> None:
     p = fresh("p")
@@ -250,6 +322,7 @@ async def test_malformed_messages(broker, subject, body) -> None:
 
 
 # --- the event --------------------------------------------------------------------------
+
 
 async def test_event_published_on_post(broker, table, nats_url) -> None:
     p = fresh("p")

@@ -27,7 +27,11 @@ def contract_models() -> list[type[BaseModel]]:
     for info in pkgutil.iter_modules(felt_contracts.__path__):
         module = importlib.import_module(f"felt_contracts.{info.name}")
         for _, obj in inspect.getmembers(module, inspect.isclass):
-            if issubclass(obj, BaseModel) and obj.__module__ == module.__name__ and obj not in (Message, Request, Event):
+            if (
+                issubclass(obj, BaseModel)
+                and obj.__module__ == module.__name__
+                and obj not in (Message, Request, Event)
+            ):
                 if not obj.__pydantic_generic_metadata__["parameters"]:
                     found[f"{obj.__module__}.{obj.__qualname__}"] = obj
     return list(found.values())
@@ -129,5 +133,37 @@ def test_the_guard_catches_a_local_bus_model() -> None:
 def test_subjects_are_unique() -> None:
     from felt_contracts import subjects
 
-    values = [v for k, v in vars(subjects).items() if k.isupper() and isinstance(v, str) and not k.endswith(("_QUEUE", "_STREAM"))]
+    values = [
+        v
+        for k, v in vars(subjects).items()
+        if k.isupper() and isinstance(v, str) and not k.endswith(("_QUEUE", "_STREAM"))
+    ]
     assert len(values) == len(set(values))
+
+
+def test_a_hand_id_names_its_table_and_only_a_well_formed_one_does() -> None:
+    from felt_contracts.table import hand_id_for, table_of_hand
+
+    hid = hand_id_for("nlhe-1-a", "0123456789abcdef")
+    assert hid == "nlhe-1-a-0123456789abcdef" and table_of_hand(hid) == "nlhe-1-a"
+    for other in ("nlhe-1-a", "x-0123456789ABCDEF", "-0123456789abcdef", "Bad Table-0123456789abcdef", "h1"):
+        assert table_of_hand(other) is None
+    with pytest.raises(ValueError):
+        hand_id_for("t", "xyz")
+    with pytest.raises(ValueError):
+        hand_id_for("t", "0123456789abcdef\n")
+    assert table_of_hand("nlhe-1-a-0123456789abcdef\n") is None
+
+
+def test_a_table_id_is_the_whole_text_a_final_newline_included() -> None:
+    """Python's `$` lets a pattern match before a final newline: "3\\n" once passed the gateway's
+    check and reached NATS as a bad subject (a 500 the REST fuzzer found)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from felt_contracts.table import WellFormedTableId, is_table_id
+
+    assert is_table_id("nlhe-1-a") and is_table_id("3")
+    for bad in ("3\n", "3\r", "nlhe-1-a\n", "", "A", "-a", "a b", "a" * 65):
+        assert not is_table_id(bad), repr(bad)
+        with pytest.raises(ValidationError):
+            TypeAdapter(WellFormedTableId).validate_python(bad)

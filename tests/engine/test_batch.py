@@ -20,7 +20,13 @@ def test_rank_hands_equals_rank_hand_on_random_hands(k: int) -> None:
 
 
 def test_flushes_straight_flushes_and_wheels() -> None:
-    cases = ["As Ks Qs Js Ts 2c 3d", "5h 4h 3h 2h Ah Kc Kd", "Ah Kh 9h 4h 2h Ac Ad", "As 2d 3c 4h 5s 9d 9c", "Kh Kd Kc 9h 9d 2h 3h"]
+    cases = [
+        "As Ks Qs Js Ts 2c 3d",
+        "5h 4h 3h 2h Ah Kc Kd",
+        "Ah Kh 9h 4h 2h Ac Ad",
+        "As 2d 3c 4h 5s 9d 9c",
+        "Kh Kd Kc 9h 9d 2h 3h",
+    ]
     hands = np.array([parse_cards(c) for c in cases])
     assert rank_hands(hands).tolist() == [rank_hand(parse_cards(c)) for c in cases]
 

@@ -241,6 +241,7 @@ def test_call_with_nothing_to_call_is_rejected():
 
 def test_preview_does_not_change_state_and_reports_escrow():
     from felt_engine.hand import preview
+
     st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0)
     ops = preview(st, 0, Action.raise_to(60))
     assert chips_committed(ops) == {0: 60}

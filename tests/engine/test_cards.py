@@ -152,6 +152,6 @@ def test_deck_is_value_and_repr_hides_order():
     assert deck == Deck(deck.order, 0) and hash(deck) == hash(Deck(deck.order, 0))
     assert card_str(deck.order[0]) not in repr(deck)
     with pytest.raises(AttributeError):
-        deck.pos = 5  # type: ignore[misc]
+        deck.pos = 5  # type: ignore[misc]  # frozen: the point of the test
     with pytest.raises(ValueError):
         Deck(deck.order, 53)

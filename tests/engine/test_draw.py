@@ -111,8 +111,7 @@ def test_pot_limit_draw_max_bet_is_the_pot():
 
 def test_draw_showdown_compares_five_card_hands():
     st = draw_hand(stub="")
-    st = play(st, "1 bet 100", "2 call", "0 call", "1 draw", "2 draw", "0 draw",
-              "1 check", "2 check", "0 check")
+    st = play(st, "1 bet 100", "2 call", "0 call", "1 draw", "2 draw", "0 draw", "1 check", "2 check", "0 check")
     assert st.is_over and st.showdown
     assert st.payouts == (330, 0, 0)  # full house wins
     assert st.board == ()

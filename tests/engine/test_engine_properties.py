@@ -6,18 +6,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from felt_engine.actions import PREACTIONS, Action
-from felt_engine.betting import legal_actions_at
+from felt_engine.betting import funded_count, legal_actions_at, legal_for, to_match
 from felt_engine.cards import Deck
 from felt_engine.errors import IllegalAction
 from felt_engine.hand import apply, leave, start_hand, timeout
 from felt_engine.operations import chips_committed
 from felt_engine.preactions import set_preaction, step_auto
-from felt_engine.profiles import Structure, get_profile
+from felt_engine.profiles import get_profile
 from felt_engine.testing import default_stakes, legal_action_list
 from felt_engine.views import seat_view, visible_operations
 
-VARIANTS = [("nlhe-1", None), ("plhe-1", None), ("flhe-1", None), ("ante-nl-1", None),
-            ("draw5-1", "no-limit"), ("draw5-1", "pot-limit"), ("draw5-1", "fixed-limit")]
+VARIANTS = [
+    ("nlhe-1", None),
+    ("plhe-1", None),
+    ("flhe-1", None),
+    ("ante-nl-1", None),
+    ("draw5-1", "no-limit"),
+    ("draw5-1", "pot-limit"),
+    ("draw5-1", "fixed-limit"),
+]
 
 
 @hs.composite
@@ -77,6 +84,11 @@ def test_random_legal_play_conserves_chips_terminates_and_never_leaks(h):
         seat = st.actor_seat
         legal = legal_actions_at(st, st.actor)
         assert legal.any
+        if st.phase == "betting":  # the turn the state carries is what it is now
+            tm, nf = to_match(st), funded_count(st)
+            assert st.turn == (legal_for(st, st.actor, tm, nf), tm, nf)
+        else:
+            assert st.turn is None
         r = rng.random()
         if r < 0.05:
             step = timeout(st, seat, st.turn_id)

@@ -18,20 +18,31 @@ pokerkit = pytest.importorskip("pokerkit")
 
 def test_betting_bounds_and_turn_order_agree_with_pokerkit():
     A = pokerkit.Automation
-    auto = (A.ANTE_POSTING, A.BET_COLLECTION, A.BLIND_OR_STRADDLE_POSTING, A.CARD_BURNING,
-            A.HOLE_DEALING, A.BOARD_DEALING, A.RUNOUT_COUNT_SELECTION,
-            A.HOLE_CARDS_SHOWING_OR_MUCKING, A.HAND_KILLING, A.CHIPS_PUSHING, A.CHIPS_PULLING)
+    auto = (
+        A.ANTE_POSTING,
+        A.BET_COLLECTION,
+        A.BLIND_OR_STRADDLE_POSTING,
+        A.CARD_BURNING,
+        A.HOLE_DEALING,
+        A.BOARD_DEALING,
+        A.RUNOUT_COUNT_SELECTION,
+        A.HOLE_CARDS_SHOWING_OR_MUCKING,
+        A.HAND_KILLING,
+        A.CHIPS_PUSHING,
+        A.CHIPS_PULLING,
+    )
     rng = random.Random(7)
     compared = 0
     for _ in range(300):
         n = rng.randint(3, 9)
         stacks = [rng.randint(40, 3000) for _ in range(n)]
         b = rng.randrange(n)
-        st, _ = start_hand(get_profile("nlhe-1"), TableStakes(10, 20, 0, 20, 10**6),
-                           dict(enumerate(stacks)), b, Deck.shuffled(rng))
+        st, _ = start_hand(
+            get_profile("nlhe-1"), TableStakes(10, 20, 0, 20, 10**6), dict(enumerate(stacks)), b, Deck.shuffled(rng)
+        )
         pk = pokerkit.NoLimitTexasHoldem.create_state(
-            auto, True, 0, (10, 20), 20, [stacks[(b + 1 + k) % n] for k in range(n)], n,
-            mode=pokerkit.Mode.CASH_GAME)
+            auto, True, 0, (10, 20), 20, [stacks[(b + 1 + k) % n] for k in range(n)], n, mode=pokerkit.Mode.CASH_GAME
+        )
         while not st.is_over and min(st.stacks) > 0:
             i = st.actor
             assert pk.actor_index == (i - b - 1) % n
@@ -42,8 +53,11 @@ def test_betting_bounds_and_turn_order_agree_with_pokerkit():
             ours = (rb.min, rb.max) if rb else None
             if ours is None and la.all_in is not None and la.all_in > la.to_call:
                 ours = (la.all_in_to, la.all_in_to)  # PokerKit lists a short all-in raise so
-            theirs = ((pk.min_completion_betting_or_raising_to_amount,
-                       pk.max_completion_betting_or_raising_to_amount) if can else None)
+            theirs = (
+                (pk.min_completion_betting_or_raising_to_amount, pk.max_completion_betting_or_raising_to_amount)
+                if can
+                else None
+            )
             assert ours == theirs
             compared += 1
             r = rng.random()

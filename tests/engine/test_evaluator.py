@@ -65,8 +65,7 @@ def test_wheel_is_the_lowest_straight():
     assert hand_class(wheel) == HandClass.STRAIGHT
     assert wheel < R("2c 3d 4s 5h 6h") < R("Tc Jd Qs Kh Ah")
     assert wheel > R("Ac Ad Ah Ks Qc")  # still beats the best trips
-    straights = [R(" ".join(f"{'A23456789TJQKA'[i + k]}{'cdhs'[k % 4]}" for k in range(5)))
-                 for i in range(10)]
+    straights = [R(" ".join(f"{'A23456789TJQKA'[i + k]}{'cdhs'[k % 4]}" for k in range(5))) for i in range(10)]
     assert straights[0] == wheel and straights == sorted(set(straights))
     steel_wheel = R("As 2s 3s 4s 5s")
     assert hand_class(steel_wheel) == HandClass.STRAIGHT_FLUSH
@@ -138,20 +137,23 @@ def test_hand_class_rejects_non_ranks():
             hand_class(bad)
 
 
-@pytest.mark.parametrize("hand, text", [
-    ("As Ks Qs Js Ts", "Royal Flush"),
-    ("9d 8d 7d 6d 5d", "Straight Flush, Nine High"),
-    ("5d 4d 3d 2d Ad", "Straight Flush, Five High"),
-    ("Qc Qd Qh Qs 3c", "Four of a Kind, Queens"),
-    ("Kc Kd Kh 5s 5c", "Full House, Kings over Fives"),
-    ("Ah Th 8h 6h 4h", "Flush, Ace High"),
-    ("Tc 9d 8h 7s 6c", "Straight, Ten High"),
-    ("7c 7d 7h Ks 2c", "Three of a Kind, Sevens"),
-    ("Kh Kd 5s 5c 9h", "Two Pair, Kings and Fives"),
-    ("Jc Jd 6h 5s 2c", "Pair of Jacks"),
-    ("Ac Qd 6h 5s 2c", "High Card, Ace"),
-    ("6c 6d 6h 2s 2c", "Full House, Sixes over Twos"),
-])
+@pytest.mark.parametrize(
+    "hand, text",
+    [
+        ("As Ks Qs Js Ts", "Royal Flush"),
+        ("9d 8d 7d 6d 5d", "Straight Flush, Nine High"),
+        ("5d 4d 3d 2d Ad", "Straight Flush, Five High"),
+        ("Qc Qd Qh Qs 3c", "Four of a Kind, Queens"),
+        ("Kc Kd Kh 5s 5c", "Full House, Kings over Fives"),
+        ("Ah Th 8h 6h 4h", "Flush, Ace High"),
+        ("Tc 9d 8h 7s 6c", "Straight, Ten High"),
+        ("7c 7d 7h Ks 2c", "Three of a Kind, Sevens"),
+        ("Kh Kd 5s 5c 9h", "Two Pair, Kings and Fives"),
+        ("Jc Jd 6h 5s 2c", "Pair of Jacks"),
+        ("Ac Qd 6h 5s 2c", "High Card, Ace"),
+        ("6c 6d 6h 2s 2c", "Full House, Sixes over Twos"),
+    ],
+)
 def test_describe(hand, text):
     assert describe(R(hand)) == text
 
@@ -163,14 +165,17 @@ def test_hand_class_titles():
     assert max(HandClass) == HandClass.STRAIGHT_FLUSH
 
 
-@pytest.mark.parametrize("hand, five", [
-    ("Kh Kd 5s 5c 9h 2d 3c", "Kh Kd 5s 5c 9h"),
-    ("5h 3c Ac 4d 2s Kc Kd", "5h 4d 3c 2s Ac"),  # wheel shown 5-4-3-2-A
-    ("9s 8s 7s 6s 5s 4s As", "9s 8s 7s 6s 5s"),
-    ("Ah 2h 3h 4h 9h Kh Qh", "Ah Kh Qh 9h 4h"),
-    ("5c 5d Kh Ks 5h 2c 2d", "5h 5d 5c Ks Kh"),
-    ("2c 7d 9h Js Kc", "Kc Js 9h 7d 2c"),
-])
+@pytest.mark.parametrize(
+    "hand, five",
+    [
+        ("Kh Kd 5s 5c 9h 2d 3c", "Kh Kd 5s 5c 9h"),
+        ("5h 3c Ac 4d 2s Kc Kd", "5h 4d 3c 2s Ac"),  # wheel shown 5-4-3-2-A
+        ("9s 8s 7s 6s 5s 4s As", "9s 8s 7s 6s 5s"),
+        ("Ah 2h 3h 4h 9h Kh Qh", "Ah Kh Qh 9h 4h"),
+        ("5c 5d Kh Ks 5h 2c 2d", "5h 5d 5c Ks Kh"),
+        ("2c 7d 9h Js Kc", "Kc Js 9h 7d 2c"),
+    ],
+)
 def test_best_five_picks_and_orders_the_playing_cards(hand, five):
     cards = parse_cards(hand)
     got = best_five(cards)
@@ -199,9 +204,15 @@ EXPECTED_FIVE_CARD_COUNTS = {
     HandClass.HIGH_CARD: 1302540,
 }
 EXPECTED_DISTINCT_PER_CLASS = {
-    HandClass.STRAIGHT_FLUSH: 10, HandClass.FOUR_OF_A_KIND: 156, HandClass.FULL_HOUSE: 156,
-    HandClass.FLUSH: 1277, HandClass.STRAIGHT: 10, HandClass.THREE_OF_A_KIND: 858,
-    HandClass.TWO_PAIR: 858, HandClass.PAIR: 2860, HandClass.HIGH_CARD: 1277,
+    HandClass.STRAIGHT_FLUSH: 10,
+    HandClass.FOUR_OF_A_KIND: 156,
+    HandClass.FULL_HOUSE: 156,
+    HandClass.FLUSH: 1277,
+    HandClass.STRAIGHT: 10,
+    HandClass.THREE_OF_A_KIND: 858,
+    HandClass.TWO_PAIR: 858,
+    HandClass.PAIR: 2860,
+    HandClass.HIGH_CARD: 1277,
 }
 
 

@@ -106,14 +106,17 @@ def test_forced_bet_options_are_validated_against_the_profile():
         assert e.value.code == "bad_stakes"
 
 
-@pytest.mark.parametrize("n,stakes,antes,blinds", [
-    (4, TableStakes(10, 20, 5), [5, 5, 5, 5], [10, 20, 0, 0]),
-    (4, TableStakes(10, 20, 20, ante_mode="big_blind"), [0, 20, 0, 0], [10, 20, 0, 0]),
-    (4, TableStakes(10, 20, 20, ante_mode="button"), [0, 0, 0, 20], [10, 20, 0, 0]),
-    (4, TableStakes(10, 20, 0, straddle=40), [0, 0, 0, 0], [10, 20, 40, 0]),
-    (2, TableStakes(10, 20, 20, ante_mode="big_blind"), [0, 20], [10, 20]),  # PokerKit reads heads-up
-    (2, TableStakes(10, 20, 20, ante_mode="button"), [20, 0], [10, 20]),  # lists crossed
-])
+@pytest.mark.parametrize(
+    "n,stakes,antes,blinds",
+    [
+        (4, TableStakes(10, 20, 5), [5, 5, 5, 5], [10, 20, 0, 0]),
+        (4, TableStakes(10, 20, 20, ante_mode="big_blind"), [0, 20, 0, 0], [10, 20, 0, 0]),
+        (4, TableStakes(10, 20, 20, ante_mode="button"), [0, 0, 0, 20], [10, 20, 0, 0]),
+        (4, TableStakes(10, 20, 0, straddle=40), [0, 0, 0, 0], [10, 20, 40, 0]),
+        (2, TableStakes(10, 20, 20, ante_mode="big_blind"), [0, 20], [10, 20]),  # PokerKit reads heads-up
+        (2, TableStakes(10, 20, 20, ante_mode="button"), [20, 0], [10, 20]),  # lists crossed
+    ],
+)
 def test_forced_bets_are_carried_into_phh(n, stakes, antes, blinds):
     assert forced_bets(get_profile("nlhe-1"), stakes, n) == (antes, blinds)
 

@@ -54,8 +54,9 @@ def test_ante_nl_1_first_solvent_player_left_of_dealer_acts_on_every_street():
 
 
 def test_ante_nl_1_has_no_blinds_no_burns_and_an_ante_of_10():
-    st, ops = start_hand(get_profile("ante-nl-1"), default_stakes("ante-nl-1"),
-                         {0: 200, 1: 200, 2: 200}, 0, Deck.from_seed(3))
+    st, ops = start_hand(
+        get_profile("ante-nl-1"), default_stakes("ante-nl-1"), {0: 200, 1: 200, 2: 200}, 0, Deck.from_seed(3)
+    )
     assert chips_committed(ops) == {0: 10, 1: 10, 2: 10}
     assert "post_blind" not in kinds(ops)
     st = play(st, "1 check", "2 check", "0 check")
@@ -71,12 +72,14 @@ def test_nlhe_burns_one_card_before_each_street():
 
 
 def test_antes_and_blinds_on_one_table():
-    st, ops = start_hand(get_profile("nlhe-1"), default_stakes("nlhe-1", ante=5),
-                         {0: 1000, 1: 1000, 2: 1000}, 0, Deck.from_seed(1))
+    st, ops = start_hand(
+        get_profile("nlhe-1"), default_stakes("nlhe-1", ante=5), {0: 1000, 1: 1000, 2: 1000}, 0, Deck.from_seed(1)
+    )
     assert chips_committed(ops) == {0: 5, 1: 15, 2: 25}
     assert st.bets == (0, 10, 20) and st.pot == 45
     assert apply(st, 0, Action.call()).ops[0].amount == 20  # ante is dead money
     from felt_engine.hand import legal_actions
+
     assert legal_actions(st, 0).raise_to.min == 40  # 2xBB
 
 
@@ -88,8 +91,7 @@ def test_player_who_cannot_cover_the_blind_posts_all_in():
 
 def test_ante_nl_1_players_below_the_ante_cannot_be_dealt_in():
     with pytest.raises(ConfigError) as e:
-        start_hand(get_profile("ante-nl-1"), default_stakes("ante-nl-1"),
-                   {0: 200, 1: 9}, 0, Deck.from_seed(1))
+        start_hand(get_profile("ante-nl-1"), default_stakes("ante-nl-1"), {0: 200, 1: 9}, 0, Deck.from_seed(1))
     assert e.value.code == "short_stack"
 
 
@@ -183,11 +185,12 @@ def test_states_are_immutable_and_apply_keeps_the_old_state():
         st.new_field = 1
     new, ops = apply(st, 0, Action.raise_to(60))
     assert st.stacks == (1000, 990, 980) and st.actor_seat == 0 and len(st.operations) < len(new.operations)
-    assert new.operations[-len(ops):] == ops
+    assert new.operations[-len(ops) :] == ops
 
 
 def test_next_button_moves_clockwise_among_seats():
     from felt_engine.hand import next_button
+
     assert next_button(None, [4, 2, 7]) == 2
     assert next_button(2, [2, 4, 7]) == 4
     assert next_button(7, [2, 4, 7]) == 2

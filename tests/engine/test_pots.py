@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from felt_engine.pots import Award, Pot, PotError, build_pots, settle
+from felt_engine.pots import Award, Pot, PotError, build_pots, settle, settle_trusted
 
 ORDER = [1, 2, 3, 4, 5, 6]  # clockwise, first seat left of the button
 
@@ -98,8 +98,7 @@ def test_odd_chips_go_clockwise_from_left_of_button():
     s = settle(contributions, {2, 4, 5, 6}, strength, [5, 6, 1, 2, 3, 4])
     assert s.payouts == {5: 34, 2: 33, 4: 33, 6: 0}
     # two odd chips: first two tied winners clockwise get one each
-    s = settle({1: 11, 2: 11, 3: 11, 4: 11, 5: 0}, {1, 2, 3, 4}, {1: 2, 2: 2, 3: 2, 4: 1},
-               [3, 4, 5, 1, 2])
+    s = settle({1: 11, 2: 11, 3: 11, 4: 11, 5: 0}, {1, 2, 3, 4}, {1: 2, 2: 2, 3: 2, 4: 1}, [3, 4, 5, 1, 2])
     assert s.payouts == {3: 15, 1: 15, 2: 14, 4: 0, 5: 0}
     assert [a.seat for a in s.awards] == [3, 1, 2]
 
@@ -108,8 +107,10 @@ def test_odd_chips_are_decided_per_layer():
     s = settle({1: 3, 2: 3, 3: 1}, {1, 2, 3}, {1: 4, 2: 4, 3: 0}, [2, 3, 1])
     # layer 0: 3 chips split 1 and 2 -> 2 to seat 2; layer 1: 4 chips -> 2/2
     assert s.awards == (
-        Award(0, 2, 2, "split"), Award(0, 1, 1, "split"),
-        Award(1, 2, 2, "split"), Award(1, 1, 2, "split"),
+        Award(0, 2, 2, "split"),
+        Award(0, 1, 1, "split"),
+        Award(1, 2, 2, "split"),
+        Award(1, 1, 2, "split"),
     )
 
 
@@ -159,7 +160,7 @@ def test_negative_contribution_rejected():
 
 def test_non_int_contribution_rejected():
     with pytest.raises(PotError):
-        build_pots({1: 1.5, 2: 10}, {1, 2})  # type: ignore[dict-item]
+        build_pots({1: 1.5, 2: 10}, {1, 2})  # type: ignore[dict-item]  # a float on purpose: refused
 
 
 def test_unknown_live_seat_rejected():
@@ -289,10 +290,20 @@ def test_property_matches_pokerkit_settlement(data):
         ante = 10
     deck = list(data.draw(st.permutations(DECK)))
     state = pokerkit.NoLimitTexasHoldem.create_state(
-        (auto.ANTE_POSTING, auto.BET_COLLECTION, auto.BLIND_OR_STRADDLE_POSTING,
-         auto.RUNOUT_COUNT_SELECTION, auto.HOLE_CARDS_SHOWING_OR_MUCKING,
-         auto.HAND_KILLING),
-        False, ante, blinds, max(blinds[1], 10), stacks, n,
+        (
+            auto.ANTE_POSTING,
+            auto.BET_COLLECTION,
+            auto.BLIND_OR_STRADDLE_POSTING,
+            auto.RUNOUT_COUNT_SELECTION,
+            auto.HOLE_CARDS_SHOWING_OR_MUCKING,
+            auto.HAND_KILLING,
+        ),
+        False,
+        ante,
+        blinds,
+        max(blinds[1], 10),
+        stacks,
+        n,
         mode=pokerkit.Mode.CASH_GAME,
     )
     while not state.can_push_chips():
@@ -327,3 +338,15 @@ def test_property_matches_pokerkit_settlement(data):
     s = settle(contributions, live, strength, list(range(n)))
     event(f"layers={min(len(s.pots), 3)} showdown={strength is not None}")
     assert [stacks[i] - contributions[i] + s.payouts[i] for i in range(n)] == list(state.stacks)
+
+
+@settings(max_examples=400, deadline=None)
+@given(hands(), st.data())
+def test_property_the_engines_unchecked_settle_equals_settle(hand, data):
+    """``settle_trusted`` (the engine's path, which skips checking its own inputs) settles
+    every valid hand, dead money included, exactly as ``settle`` does."""
+    contributions, live, strength, order = hand
+    dead = {s: data.draw(st.integers(0, a)) for s, a in contributions.items() if data.draw(st.booleans())}
+    assert settle_trusted(contributions, live, strength, order, dead) == settle(
+        contributions, live, strength, order, dead
+    )

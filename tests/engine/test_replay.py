@@ -25,10 +25,16 @@ from felt_engine.testing import play, random_action
 from felt_table import history
 
 FORCED = [  # (rules version, stakes overrides): every profile and every forced-bet option
-    ("nlhe-1", {}), ("nlhe-1", {"ante": 5}), ("nlhe-1", {"ante": 20, "ante_mode": "big_blind"}),
-    ("nlhe-1", {"ante": 20, "ante_mode": "button"}), ("nlhe-1", {"straddle": 40}),
-    ("plhe-1", {"straddle": 40, "ante": 20, "ante_mode": "big_blind"}), ("flhe-1", {"ante": 2}),
-    ("ante-nl-1", {}), ("draw5-1", {"structure": "no-limit"}), ("draw5-1", {"structure": "pot-limit"}),
+    ("nlhe-1", {}),
+    ("nlhe-1", {"ante": 5}),
+    ("nlhe-1", {"ante": 20, "ante_mode": "big_blind"}),
+    ("nlhe-1", {"ante": 20, "ante_mode": "button"}),
+    ("nlhe-1", {"straddle": 40}),
+    ("plhe-1", {"straddle": 40, "ante": 20, "ante_mode": "big_blind"}),
+    ("flhe-1", {"ante": 2}),
+    ("ante-nl-1", {}),
+    ("draw5-1", {"structure": "no-limit"}),
+    ("draw5-1", {"structure": "pot-limit"}),
     ("draw5-1", {"structure": "fixed-limit"}),
 ]
 
@@ -42,9 +48,15 @@ def random_hand(rv: str, overrides: dict, rng: random.Random):
     structure = overrides.get("structure")
     unit = base.get("big_blind", 10)
     buy_ins = (None, None) if p.money == "balance" else (unit, unit * (p.max_buy_in_units or 100))
-    stakes = TableStakes(base.get("small_blind", 0), base.get("big_blind", 0), overrides.get("ante", base.get("ante", 0)),
-                         *buy_ins, structure, overrides.get("ante_mode", "each"),
-                         overrides.get("straddle", 0) if n >= 3 else 0)
+    stakes = TableStakes(
+        base.get("small_blind", 0),
+        base.get("big_blind", 0),
+        overrides.get("ante", base.get("ante", 0)),
+        *buy_ins,
+        structure,
+        overrides.get("ante_mode", "each"),
+        overrides.get("straddle", 0) if n >= 3 else 0,
+    )
     if p.short_forced_bet == "exclude":
         stacks = {s: max(v, 10) for s, v in stacks.items()}
     st, _ = start_hand(p, stakes, stacks, rng.choice(seats), Deck.shuffled(rng))
@@ -149,11 +161,48 @@ def test_reads_pokerkit_notation_hidden_cards_show_and_muck():
     assert ours.players == ["Ann", "Bo", "Cy"] and ours.rules_version == "nlhe-1"
 
 
+HEADS_UP_SHOW = """\
+variant = 'NT'
+antes = [0, 0]
+blinds_or_straddles = [1, 2]
+min_bet = 2
+starting_stacks = [100, 100]
+actions = ['d dh p1 AsKs', 'd dh p2 7c2d', 'p2 cc', 'p1 cbr 10', 'p2 f'SHOW]
+"""
+
+
+def test_show_notations_sm_dash_and_sm_cards_agree_with_pokerkit_and_sh_is_refused_by_both():
+    """PokerKit 0.7.7 reads `pN sm` (muck), `pN sm -` (show the hand) and `pN sm CARDS` (show
+    them); the PHH spec's only show/muck verb is `sm`. There is no `sh`: PokerKit refuses it as an
+    invalid action, and so does Felt (`bad_action`, naming the action)."""
+    pokerkit = pytest.importorskip("pokerkit")
+    for action in ("'p1 sm -'", "'p1 sm AsKs'"):  # a voluntary show once the hand is over
+        text = HEADS_UP_SHOW.replace("SHOW", f", {action}")
+        ours = replay_one(text)
+        *_, final = iter(pokerkit.HandHistory.loads(text))
+        assert ours.finishing_stacks == list(final.stacks) == [102, 98]
+        assert ours.state.shown[ours.state.seats.index(ours.seats[0])] == parse_cards("AsKs"), action
+    mucked = replay_one(HEADS_UP_SHOW.replace("SHOW", ", 'p1 sm'"))  # (PokerKit: no muck after a fold)
+    assert mucked.finishing_stacks == [102, 98] and mucked.state.shown == (None, None)
+    # at a contested showdown every live hand is revealed whatever the file says (Felt's rule)
+    ours = replay_one(POKERKIT_STYLE.replace("'p2 sm'", "'p2 sm -'"))
+    assert ours.finishing_stacks == [199, 144, 257]
+    with_sh = POKERKIT_STYLE.replace("'p3 sm AcAd'", "'p3 sh AcAd'")
+    with pytest.raises(ValueError):  # "Unable to repair the hand history" (its parser: invalid action)
+        list(pokerkit.HandHistory.loads(with_sh))
+    with pytest.raises(PhhInputError) as e:
+        replay_one(with_sh)
+    assert e.value.code == "bad_action" and "p3 sh AcAd" in e.value.message
+
+
 def test_heads_up_blinds_as_pokerkit_writes_them():
     # PokerKit heads-up: p1 (left of the button) is the big blind, p2 the button posts 1
-    text = POKERKIT_STYLE.replace("[0, 0, 0]", "[0, 0]").replace("[1, 2, 0]", "[1, 2]").replace(
-        "[200, 200, 200]", "[100, 100]")
-    text = text[:text.index("actions")] + "actions = ['p2 cc', 'p1 cbr 10', 'p2 f']\n"
+    text = (
+        POKERKIT_STYLE.replace("[0, 0, 0]", "[0, 0]")
+        .replace("[1, 2, 0]", "[1, 2]")
+        .replace("[200, 200, 200]", "[100, 100]")
+    )
+    text = text[: text.index("actions")] + "actions = ['p2 cc', 'p1 cbr 10', 'p2 f']\n"
     ours = replay_one(text)
     assert ours.finishing_stacks == [102, 98]
 
@@ -185,9 +234,15 @@ def run_cli(tmp_path: Path, text: str, capsys, name="hand.phh"):
 def test_cli_prints_one_json_object_per_hand(tmp_path, capsys):
     code, out, err = run_cli(tmp_path, "[1]\n" + POKERKIT_STYLE + "\n[2]\n" + POKERKIT_STYLE, capsys, "h.phhs")
     assert code == 0 and err == ""
-    assert out[0] == {"hand": "1", "rules_version": "nlhe-1", "players": ["Ann", "Bo", "Cy"], "seats": [1, 2, 3],
-                      "finishing_stacks": [199, 144, 257], "winnings": [0, 0, 113],
-                      "file_finishing_stacks_agree": None}
+    assert out[0] == {
+        "hand": "1",
+        "rules_version": "nlhe-1",
+        "players": ["Ann", "Bo", "Cy"],
+        "seats": [1, 2, 3],
+        "finishing_stacks": [199, 144, 257],
+        "winnings": [0, 0, 113],
+        "file_finishing_stacks_agree": None,
+    }
     assert len(out) == 2
 
 
@@ -197,8 +252,12 @@ def test_python_dash_m_and_the_console_script(tmp_path):
     for cmd in ([sys.executable, "-m", "felt_engine"], [str(Path(sysconfig.get_path("scripts")) / "felt-engine")]):
         done = subprocess.run([*cmd, "replay", str(path)], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0 and json.loads(done.stdout)["finishing_stacks"] == [199, 144, 257]
-    done = subprocess.run([sys.executable, "-m", "felt_engine", "replay", str(path) + ".missing"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "felt_engine", "replay", str(path) + ".missing"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1 and "unreadable" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -237,4 +296,9 @@ def test_bad_input_exits_non_zero_with_code_and_line(tmp_path, capsys, old, new,
 def test_reader_errors_are_engine_errors_with_stable_codes():
     with pytest.raises(PhhInputError) as e:
         read_phh("[1]\nvariant = 'NT'\n[2]\nx = 1\n")
-    assert e.value.code == "missing_field" and e.value.hand == "1" and e.value.line == 1 and isinstance(e.value, ValueError)
+    assert (
+        e.value.code == "missing_field"
+        and e.value.hand == "1"
+        and e.value.line == 1
+        and isinstance(e.value, ValueError)
+    )

@@ -29,9 +29,17 @@ from felt_engine.replay import replay_text
 
 pokerkit = pytest.importorskip("pokerkit")
 A = pokerkit.Automation
-AUTO = (A.ANTE_POSTING, A.BET_COLLECTION, A.BLIND_OR_STRADDLE_POSTING, A.CARD_BURNING,
-        A.RUNOUT_COUNT_SELECTION, A.HOLE_CARDS_SHOWING_OR_MUCKING, A.HAND_KILLING,
-        A.CHIPS_PUSHING, A.CHIPS_PULLING)
+AUTO = (
+    A.ANTE_POSTING,
+    A.BET_COLLECTION,
+    A.BLIND_OR_STRADDLE_POSTING,
+    A.CARD_BURNING,
+    A.RUNOUT_COUNT_SELECTION,
+    A.HOLE_CARDS_SHOWING_OR_MUCKING,
+    A.HAND_KILLING,
+    A.CHIPS_PUSHING,
+    A.CHIPS_PULLING,
+)
 
 
 def _game(fixed: bool, antes, blinds, bb: int):
@@ -47,8 +55,16 @@ def _setup(rng: random.Random):
     mode = rng.choice(["none", "each", "big_blind", "button"])
     ante = 0 if mode == "none" else rng.choice([1, bb // 2, bb])
     straddle = 2 * bb if not fixed and n >= 3 and rng.random() < 0.25 else 0
-    stakes = TableStakes(sb, bb, ante, bb, 10**6, "fixed-limit" if fixed else "no-limit",
-                         ante_mode="each" if mode == "none" else mode, straddle=straddle)
+    stakes = TableStakes(
+        sb,
+        bb,
+        ante,
+        bb,
+        10**6,
+        "fixed-limit" if fixed else "no-limit",
+        ante_mode="each" if mode == "none" else mode,
+        straddle=straddle,
+    )
     stacks = [rng.choice([rng.randint(3 * bb, 20 * bb), rng.randint(40 * bb, 200 * bb)]) for _ in range(n)]
     return n, fixed, stakes, stacks
 
@@ -72,7 +88,7 @@ def _pokerkit_file(rng: random.Random) -> tuple[str, list[int]] | None:
         pk.deal_hole("".join(card_str(c) for c in st.holes[k]), k)
     while pk.status:
         if pk.can_deal_board():
-            pk.deal_board("".join(card_str(c) for c in st.board[len(pk.board_cards):][:pk.board_dealing_count]))
+            pk.deal_board("".join(card_str(c) for c in st.board[len(pk.board_cards) :][: pk.board_dealing_count]))
             continue
         if pk.actor_index is None:
             break

@@ -4,7 +4,7 @@ import pytest
 
 from felt_engine.actions import Action
 from felt_engine.errors import IllegalAction
-from felt_engine.hand import apply, leave, timeout
+from felt_engine.hand import leave, timeout
 from felt_engine.operations import chips_committed
 from felt_engine.preactions import auto_action, available_preactions, set_preaction, step_auto
 from felt_engine.testing import new_hand, play

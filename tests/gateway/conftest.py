@@ -5,10 +5,8 @@ processes on a NATS and Redis of their own. Clients use httpx against the real u
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -16,29 +14,11 @@ import pytest
 
 from felt_runtime import catalog
 from tests.support.servers import nats_server, redis_server
+from tests.support.gateway import Stack
 from tests.support.services import ServiceProcess, ServiceRunner
 
 #: every path the tests reach, as the OpenAPI template (the coverage test compares)
 EXERCISED: set[tuple[str, str]] = set()
-
-
-@dataclass
-class Stack:
-    gateway: ServiceProcess
-    runner: ServiceRunner
-    database_url: str
-    procs: dict[str, ServiceProcess] = field(default_factory=dict)
-
-    @property
-    def url(self) -> str:
-        return self.gateway.url
-
-    @property
-    def ws_url(self) -> str:
-        return self.gateway.url.replace("http://", "ws://") + "/ws"
-
-    def has(self, name: str) -> bool:
-        return name in self.procs
 
 
 def installed(name: str) -> bool:
@@ -68,7 +48,9 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="package", params=["sqlite", "postgres"])
-def stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory, postgres) -> Iterator[Stack]:
+def stack(
+    request: pytest.FixtureRequest, nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory, postgres
+) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("gw")
     if request.param == "sqlite":
         db = f"sqlite+aiosqlite:///{workdir / 'felt.sqlite'}"
@@ -93,7 +75,9 @@ def running_stack(nats_url: str, redis_url: str, workdir: Path, db: str, **env: 
     try:
         for name in ("wallet", "limits", "timer", "chat", "table"):
             if installed(name):
-                procs[name] = runner.start(name, database_url=db, ready=False, **{**extra_env(name), **env.get(name, {})})
+                procs[name] = runner.start(
+                    name, database_url=db, ready=False, **{**extra_env(name), **env.get(name, {})}
+                )
         for name, proc in list(procs.items()):
             try:
                 proc.wait_ready(READY_SECONDS)
@@ -125,7 +109,7 @@ def extra_env(name: str) -> dict[str, str]:
 class Client(httpx.AsyncClient):
     """httpx against the gateway that records which OpenAPI paths the tests reached."""
 
-    async def request(self, method: str, url, *args, **kwargs):  # type: ignore[override]
+    async def request(self, method: str, url, *args, **kwargs):  # type: ignore[override]  # passes everything through to httpx
         response = await super().request(method, url, *args, **kwargs)
         EXERCISED.add((method.upper(), response.request.url.path))
         return response
@@ -135,29 +119,6 @@ class Client(httpx.AsyncClient):
 async def http(stack: Stack) -> AsyncIterator[Client]:
     async with Client(base_url=stack.url, timeout=30) as client:
         yield client
-
-
-def unique_email() -> str:
-    return f"p{uuid.uuid4().hex[:12]}@example.org"
-
-
-async def sign_up(http: httpx.AsyncClient, password: str = "correct horse battery") -> dict:
-    """A new owner, logged in: {email, ownerId, participantId, token, headers}."""
-    email = unique_email()
-    r = await http.post("/api/v2/accounts/signup", json={"email": email, "password": password})
-    assert r.status_code == 201, r.text
-    r2 = await http.post("/api/v2/accounts/login", json={"email": email, "password": password})
-    assert r2.status_code == 200, r2.text
-    body = r2.json()
-    return {"email": email, "ownerId": body["ownerId"], "participantId": body["participantId"], "token": body["token"],
-            "headers": {"Authorization": f"Bearer {body['token']}"}}
-
-
-async def new_agent(http: httpx.AsyncClient, owner: dict, name: str = "bot") -> dict:
-    r = await http.post("/api/v2/accounts/agents", json={"name": name}, headers=owner["headers"])
-    assert r.status_code == 201, r.text
-    body = r.json()
-    return {"participantId": body["participantId"], "apiKey": body["apiKey"], "headers": {"Authorization": f"Bearer {body['apiKey']}"}}
 
 
 def repo_path() -> Path:

@@ -11,8 +11,9 @@ import json
 import pytest
 import websockets
 
-from tests.gateway.conftest import sign_up
-from tests.gateway.test_play import bus, create_table  # noqa: F401 - the `bus` fixture
+from tests.support.gateway import sign_up
+from tests.gateway.test_play import bus  # noqa: F401 - the `bus` fixture
+from tests.support.gateway import create_table
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -27,7 +28,7 @@ async def table_view(http, table_id: str, who: dict) -> dict:
     return r.json()["table"]
 
 
-async def seated_pair(http, bus, **cfg) -> tuple[str, dict, dict]:  # noqa: F811
+async def seated_pair(http, bus, **cfg) -> tuple[str, dict, dict]:
     table_id = await create_table(bus, **cfg)
     a, b = await sign_up(http), await sign_up(http)
     for p in (a, b):
@@ -49,8 +50,11 @@ async def fold_win(http, table_id: str, a: dict, b: dict) -> tuple[dict, dict, s
     hand = await start(http, table_id, a, b)
     view_a = await table_view(http, table_id, a)
     folder, winner = (a, b) if view_a["yourSeatId"] == hand["actorSeatId"] else (b, a)
-    r = await http.post(f"{base(table_id)}/actions", json={"type": "fold", "handId": hand["handId"], "turnId": hand["turnId"]},
-                        headers=folder["headers"])
+    r = await http.post(
+        f"{base(table_id)}/actions",
+        json={"type": "fold", "handId": hand["handId"], "turnId": hand["turnId"]},
+        headers=folder["headers"],
+    )
     assert r.status_code == 200, r.text
     assert (await table_view(http, table_id, winner))["hand"]["phase"] == "over"
     return winner, folder, hand["handId"]
@@ -70,7 +74,7 @@ async def refused(http, path: str, who: dict, status: int, code: str, reason: st
 # --- REST --------------------------------------------------------------------------------------
 
 
-async def test_rest_sit_out_and_sit_in(stack, http, bus) -> None:  # noqa: F811
+async def test_rest_sit_out_and_sit_in(stack, http, bus) -> None:
     table_id, a, b = await seated_pair(http, bus)
     stranger = await sign_up(http)
     for control in ("sit-out", "sit-in"):
@@ -85,8 +89,13 @@ async def test_rest_sit_out_and_sit_in(stack, http, bus) -> None:  # noqa: F811
     await refused(http, f"{base(table_id)}/start", a, 409, "conflict", "sitting_out")  # not dealt in while out
     await refused(http, f"{base(table_id)}/start", b, 409, "conflict", "not_enough_ready")
     assert (await table_view(http, table_id, b))["hand"] is None
-    events = (await http.get(f"{base(table_id)}/events", params={"after": before["seq"]}, headers=b["headers"])).json()["events"]
-    assert [(e["kind"], e["participantId"]) for e in events] == [("sit_out", a["participantId"]), ("ready", b["participantId"])]
+    events = (await http.get(f"{base(table_id)}/events", params={"after": before["seq"]}, headers=b["headers"])).json()[
+        "events"
+    ]
+    assert [(e["kind"], e["participantId"]) for e in events] == [
+        ("sit_out", a["participantId"]),
+        ("ready", b["participantId"]),
+    ]
 
     r = await http.post(f"{base(table_id)}/sit-in", headers=a["headers"])
     assert r.status_code == 200, r.text
@@ -96,30 +105,43 @@ async def test_rest_sit_out_and_sit_in(stack, http, bus) -> None:  # noqa: F811
 
     r = await http.post(f"{base(table_id)}/sit-out", headers={**a["headers"], "Idempotency-Key": "out-1"})
     again = await http.post(f"{base(table_id)}/sit-out", headers={**a["headers"], "Idempotency-Key": "out-1"})
-    assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true" and again.json()["seq"] == r.json()["seq"]
+    assert (
+        again.status_code == 200
+        and again.headers.get("Idempotent-Replayed") == "true"
+        and again.json()["seq"] == r.json()["seq"]
+    )
     assert seat_of(await table_view(http, table_id, b), a)["sittingOut"] is True  # mid-hand: out from the next deal
 
 
-async def test_rest_show_after_a_fold_win_reveals_the_cards_to_everyone(stack, http, bus) -> None:  # noqa: F811
+async def test_rest_show_after_a_fold_win_reveals_the_cards_to_everyone(stack, http, bus) -> None:
     table_id, a, b = await seated_pair(http, bus)
     await refused(http, f"{base(table_id)}/show", a, 409, "illegal_action", "nothing_to_show")  # no hand yet
     hand = await start(http, table_id, a, b)
     await refused(http, f"{base(table_id)}/show", a, 409, "illegal_action", "hand_running")
     assert (await table_view(http, table_id, a))["canShow"] is False
-    await http.post(f"{base(table_id)}/actions", json={"type": "fold"},
-                    headers=(a if (await table_view(http, table_id, a))["yourSeatId"] == hand["actorSeatId"] else b)["headers"])
+    await http.post(
+        f"{base(table_id)}/actions",
+        json={"type": "fold"},
+        headers=(a if (await table_view(http, table_id, a))["yourSeatId"] == hand["actorSeatId"] else b)["headers"],
+    )
     view_a, view_b = await table_view(http, table_id, a), await table_view(http, table_id, b)
     winner, folder = (a, b) if seat_of(view_a, a)["stack"] > seat_of(view_a, b)["stack"] else (b, a)
     views = {a["participantId"]: view_a, b["participantId"]: view_b}
     win_view = views[winner["participantId"]]
     assert win_view["canShow"] is True and views[folder["participantId"]]["canShow"] is True
     win_seat = win_view["yourSeatId"]
-    assert next(s for s in views[folder["participantId"]]["hand"]["seats"] if s["seat"] == win_seat)["cards"] is None  # a fold-win shows nothing
+    assert (
+        next(s for s in views[folder["participantId"]]["hand"]["seats"] if s["seat"] == win_seat)["cards"] is None
+    )  # a fold-win shows nothing
     stranger = await sign_up(http)
     await refused(http, f"{base(table_id)}/show", stranger, 409, "not_seated")
     await refused(http, f"{base(table_id)}/show", winner, 409, "hand_closed", json={"handId": "not-this-hand"})
-    await refused(http, f"{base(table_id)}/show", winner, 422, "validation", json={"handId": hand["handId"], "extra": 1})
-    assert (await table_view(http, table_id, folder))["seq"] == views[folder["participantId"]]["seq"]  # refusals changed nothing
+    await refused(
+        http, f"{base(table_id)}/show", winner, 422, "validation", json={"handId": hand["handId"], "extra": 1}
+    )
+    assert (await table_view(http, table_id, folder))["seq"] == views[folder["participantId"]][
+        "seq"
+    ]  # refusals changed nothing
 
     key = {**winner["headers"], "Idempotency-Key": "show-1"}
     r = await http.post(f"{base(table_id)}/show", json={"handId": hand["handId"]}, headers=key)
@@ -131,7 +153,9 @@ async def test_rest_show_after_a_fold_win_reveals_the_cards_to_everyone(stack, h
         seen = await table_view(http, table_id, viewer)
         shown = next(s for s in seen["hand"]["seats"] if s["seat"] == win_seat)
         assert shown["cards"] == cards and shown["shown"] is True
-    events = (await http.get(f"{base(table_id)}/events", params={"after": win_view["seq"]}, headers=stranger["headers"])).json()["events"]
+    events = (
+        await http.get(f"{base(table_id)}/events", params={"after": win_view["seq"]}, headers=stranger["headers"])
+    ).json()["events"]
     assert [(e["kind"], e["seat"], e["cards"]) for e in events] == [("show", win_seat, cards)]
     assert (await table_view(http, table_id, winner))["canShow"] is False
     await refused(http, f"{base(table_id)}/show", winner, 409, "illegal_action", "nothing_to_show")  # shown already
@@ -139,15 +163,26 @@ async def test_rest_show_after_a_fold_win_reveals_the_cards_to_everyone(stack, h
     assert r.status_code == 200, r.text
 
 
-async def test_rest_auto_rebuy_on_and_off_where_the_table_allows_it(stack, http, bus) -> None:  # noqa: F811
-    table_id, a, _ = await seated_pair(http, bus, rules_version="draw5-1", small_blind=0, big_blind=0, ante=4,
-                                       min_buy_in=40, max_buy_in=200, auto_rebuy=True)
+async def test_rest_auto_rebuy_on_and_off_where_the_table_allows_it(stack, http, bus) -> None:
+    table_id, a, _ = await seated_pair(
+        http,
+        bus,
+        rules_version="draw5-1",
+        small_blind=0,
+        big_blind=0,
+        ante=4,
+        min_buy_in=40,
+        max_buy_in=200,
+        auto_rebuy=True,
+    )
     view = await table_view(http, table_id, a)
     assert view["autoRebuy"] is False and view["config"]["autoRebuy"] is True
     r = await http.post(f"{base(table_id)}/auto-rebuy", json={"enabled": True}, headers=a["headers"])
     assert r.status_code == 200, r.text
     assert (await table_view(http, table_id, a))["autoRebuy"] is True
-    assert (await http.post(f"{base(table_id)}/auto-rebuy", json={"enabled": False}, headers=a["headers"])).status_code == 200
+    assert (
+        await http.post(f"{base(table_id)}/auto-rebuy", json={"enabled": False}, headers=a["headers"])
+    ).status_code == 200
     assert (await table_view(http, table_id, a))["autoRebuy"] is False
     await refused(http, f"{base(table_id)}/auto-rebuy", a, 422, "validation", json={"enabled": "yes"})
     await refused(http, f"{base(table_id)}/auto-rebuy", a, 422, "validation", json={})
@@ -156,10 +191,14 @@ async def test_rest_auto_rebuy_on_and_off_where_the_table_allows_it(stack, http,
     plain, c, _ = await seated_pair(http, bus)
     before = await table_view(http, plain, c)
     assert before["autoRebuy"] is False and before["config"]["autoRebuy"] is False
-    await refused(http, f"{base(plain)}/auto-rebuy", c, 403, "forbidden", "auto_rebuy_not_allowed", json={"enabled": True})
+    await refused(
+        http, f"{base(plain)}/auto-rebuy", c, 403, "forbidden", "auto_rebuy_not_allowed", json={"enabled": True}
+    )
     after = await table_view(http, plain, c)
     assert after["autoRebuy"] is False and after["seq"] == before["seq"]
-    assert (await http.post(f"{base(plain)}/auto-rebuy", json={"enabled": False}, headers=c["headers"])).status_code == 200
+    assert (
+        await http.post(f"{base(plain)}/auto-rebuy", json={"enabled": False}, headers=c["headers"])
+    ).status_code == 200
     assert (await table_view(http, table_id, await sign_up(http)))["autoRebuy"] is None  # not seated: no setting
 
 
@@ -180,7 +219,9 @@ class Socket:
         try:
             async for raw in self.ws:
                 frame = json.loads(raw)
-                queue = {"event": self.events, "snapshot": self.snapshots, "hello": None}.get(frame["type"], self.answers)
+                queue = {"event": self.events, "snapshot": self.snapshots, "hello": None}.get(
+                    frame["type"], self.answers
+                )
                 if queue is not None:
                     await queue.put(frame)
         except websockets.ConnectionClosed:
@@ -208,7 +249,7 @@ async def socket(stack, who: dict, table_id: str) -> Socket:
     return s
 
 
-async def test_ws_controls_answer_results_and_errors_and_their_events_reach_everyone(stack, http, bus) -> None:  # noqa: F811
+async def test_ws_controls_answer_results_and_errors_and_their_events_reach_everyone(stack, http, bus) -> None:
     table_id, a, b = await seated_pair(http, bus)
     sa, sb = await socket(stack, a, table_id), await socket(stack, b, table_id)
     stranger = await sign_up(http)
@@ -219,7 +260,12 @@ async def test_ws_controls_answer_results_and_errors_and_their_events_reach_ever
             assert err["type"] == "error" and err["code"] == "not_seated" and err["requestId"] == "x", err
 
         res = await sa.send({"type": "sitOut", "tableId": table_id, "requestId": "o1"})
-        assert res["type"] == "result" and res["command"] == "sitOut" and res["status"] == "ok" and res["requestId"] == "o1", res
+        assert (
+            res["type"] == "result"
+            and res["command"] == "sitOut"
+            and res["status"] == "ok"
+            and res["requestId"] == "o1"
+        ), res
         assert (await sx.event("sit_out"))["participantId"] == a["participantId"]
         assert seat_of(await table_view(http, table_id, b), a)["sittingOut"] is True
         res = await sa.send({"type": "sitIn", "tableId": table_id})
@@ -227,7 +273,11 @@ async def test_ws_controls_answer_results_and_errors_and_their_events_reach_ever
         assert (await sx.event("sit_in"))["participantId"] == a["participantId"]
 
         err = await sa.send({"type": "autoRebuy", "tableId": table_id, "enabled": True})
-        assert err["type"] == "error" and err["code"] == "forbidden" and err["details"]["reason"] == "auto_rebuy_not_allowed", err
+        assert (
+            err["type"] == "error"
+            and err["code"] == "forbidden"
+            and err["details"]["reason"] == "auto_rebuy_not_allowed"
+        ), err
         assert (await table_view(http, table_id, a))["autoRebuy"] is False
         err = await sa.send({"type": "autoRebuy", "tableId": table_id, "enabled": "on"})
         assert err["type"] == "error" and err["code"] == "validation", err
@@ -235,7 +285,9 @@ async def test_ws_controls_answer_results_and_errors_and_their_events_reach_ever
         assert res["type"] == "result" and res["command"] == "autoRebuy", res
 
         err = await sa.send({"type": "show", "tableId": table_id})
-        assert err["type"] == "error" and err["code"] == "illegal_action" and err["details"]["reason"] == "nothing_to_show", err
+        assert (
+            err["type"] == "error" and err["code"] == "illegal_action" and err["details"]["reason"] == "nothing_to_show"
+        ), err
         winner, _, hand_id = await fold_win(http, table_id, a, b)
         ws_winner = sa if winner is a else sb
         err = await ws_winner.send({"type": "show", "tableId": table_id, "handId": "another-hand"})
@@ -254,13 +306,17 @@ async def test_ws_controls_answer_results_and_errors_and_their_events_reach_ever
         assert resub["type"] == "subscribed"
         snap = (await asyncio.wait_for(sx.snapshots.get(), 10))["table"]
         assert next(s for s in snap["hand"]["seats"] if s["participantId"] == winner["participantId"])["cards"] == cards
-        assert snap["canShow"] is False and snap["autoRebuy"] is None and all(s["sittingOut"] is False for s in snap["seats"])
+        assert (
+            snap["canShow"] is False
+            and snap["autoRebuy"] is None
+            and all(s["sittingOut"] is False for s in snap["seats"])
+        )
     finally:
         for s in (sa, sb, sx):
             await s.close()
 
 
-async def test_rest_join_and_leave_retried_with_one_idempotency_key_apply_once(stack, http, bus) -> None:  # noqa: F811
+async def test_rest_join_and_leave_retried_with_one_idempotency_key_apply_once(stack, http, bus) -> None:
     table_id = await create_table(bus)
     a = await sign_up(http)
     key = {**a["headers"], "Idempotency-Key": "seat-me-1"}

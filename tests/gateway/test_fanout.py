@@ -14,11 +14,12 @@ import pytest
 import websockets
 
 from felt_contracts import subjects
-from felt_contracts.table import GetEvents, TableEvent, TableRequest, TableResult
+from felt_contracts.table import PRIVATE_COPY, GetEvents, TableEvent, TableRequest, TableResult
 from felt_gateway.schemas import camel
 from felt_runtime.bus import call
-from tests.gateway.conftest import new_agent, sign_up
-from tests.gateway.test_play import bus, create_table  # noqa: F401 - the `bus` fixture
+from tests.support.gateway import new_agent, sign_up
+from tests.gateway.test_play import bus  # noqa: F401 - the `bus` fixture
+from tests.support.gateway import create_table
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -90,13 +91,18 @@ class Socket:
         self.task.cancel()
 
 
-async def truth(bus, table_id: str, after: int, viewer: str) -> list[dict]:  # noqa: F811
+async def truth(bus, table_id: str, after: int, viewer: str) -> list[dict]:
     """The table's own redaction of events after `after` for `viewer`, as the gateway renders it."""
-    r = await call(bus, subjects.table_command(table_id), TableRequest(table_id=table_id, command=GetEvents(after_seq=after, viewer=viewer)), TableResult)
+    r = await call(
+        bus,
+        subjects.table_command(table_id),
+        TableRequest(table_id=table_id, command=GetEvents(after_seq=after, viewer=viewer)),
+        TableResult,
+    )
     return [camel(e) for e in r.events]
 
 
-async def test_watchers_get_pushed_events_without_the_gateway_asking_the_table(stack, http, bus, nats_url) -> None:  # noqa: F811
+async def test_watchers_get_pushed_events_without_the_gateway_asking_the_table(stack, http, bus, nats_url) -> None:
     table_id = await create_table(bus, admission="MIXED")
     person, spectator, agent_owner = await sign_up(http), await sign_up(http), await sign_up(http)
     agent = await new_agent(http, agent_owner)
@@ -106,14 +112,22 @@ async def test_watchers_get_pushed_events_without_the_gateway_asking_the_table(s
     try:
         assert (await p_ws.send({"type": "subscribe", "tableId": table_id, "requestId": "s"}))["type"] == "subscribed"
         assert (await s_ws.send({"type": "subscribe", "tableId": table_id, "requestId": "s"}))["type"] == "subscribed"
-        assert (await p_ws.send({"type": "join", "tableId": table_id, "buyIn": 100, "requestId": "j"}))["type"] == "result"
+        assert (await p_ws.send({"type": "join", "tableId": table_id, "buyIn": 100, "requestId": "j"}))[
+            "type"
+        ] == "result"
         r = await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 100}, headers=agent["headers"])
         assert r.status_code == 200, r.text
         await s_ws.until(lambda: any(f["seq"] >= r.json()["seq"] for f in s_ws.events(table_id)))
         before = r.json()["seq"]
 
         await requests.start(nats_url, table_id)
-        poll = asyncio.create_task(http.get(f"/api/v2/poker/tables/{table_id}/events", params={"after": before, "wait": 10}, headers=agent["headers"]))
+        poll = asyncio.create_task(
+            http.get(
+                f"/api/v2/poker/tables/{table_id}/events",
+                params={"after": before, "wait": 10},
+                headers=agent["headers"],
+            )
+        )
         await asyncio.sleep(0.2)
         await http.post(f"/api/v2/poker/tables/{table_id}/start", headers=agent["headers"])
         started = await p_ws.send({"type": "start", "tableId": table_id, "requestId": "go"})
@@ -136,9 +150,13 @@ async def test_watchers_get_pushed_events_without_the_gateway_asking_the_table(s
     # what was pushed is exactly the table's own redaction for each viewer
     pushed_p = [f["event"] for f in p_ws.events(table_id) if f["seq"] > before]
     pushed_s = [f["event"] for f in s_ws.events(table_id) if f["seq"] > before]
-    assert pushed_p == [e for e in await truth(bus, table_id, before, person["participantId"]) if e["seq"] <= pushed_p[-1]["seq"]]
-    assert pushed_s == [e for e in await truth(bus, table_id, before, spectator["participantId"]) if e["seq"] <= pushed_s[-1]["seq"]]
-    assert polled["events"] == (await truth(bus, table_id, before, agent["participantId"]))[:len(polled["events"])]
+    assert pushed_p == [
+        e for e in await truth(bus, table_id, before, person["participantId"]) if e["seq"] <= pushed_p[-1]["seq"]
+    ]
+    assert pushed_s == [
+        e for e in await truth(bus, table_id, before, spectator["participantId"]) if e["seq"] <= pushed_s[-1]["seq"]
+    ]
+    assert polled["events"] == (await truth(bus, table_id, before, agent["participantId"]))[: len(polled["events"])]
     own = [e for e in pushed_p if e["kind"] == "deal_hole" and e["participantId"] == person["participantId"]]
     assert own and all(len(e["cards"]) == 2 and e["private"] for e in own)  # the person's private copy
     assert all(not e["cards"] for e in pushed_s if e["kind"] == "deal_hole")  # the spectator sees none
@@ -146,11 +164,13 @@ async def test_watchers_get_pushed_events_without_the_gateway_asking_the_table(s
     await s_ws.close()
 
 
-async def test_a_missed_message_makes_the_gateway_refetch_from_the_table(stack, http, bus, nats_url) -> None:  # noqa: F811
+async def test_a_missed_message_makes_the_gateway_refetch_from_the_table(stack, http, bus, nats_url) -> None:
     table_id = await create_table(bus)
     players = [await new_agent(http, await sign_up(http)) for _ in range(2)]
     for p in players:
-        assert (await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 100}, headers=p["headers"])).status_code == 200
+        assert (
+            await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 100}, headers=p["headers"])
+        ).status_code == 200
     spectator = await sign_up(http)
     s_ws = await Socket.open(stack.ws_url, spectator["token"])
     requests = TableRequests()
@@ -160,8 +180,14 @@ async def test_a_missed_message_makes_the_gateway_refetch_from_the_table(stack, 
         await requests.start(nats_url, table_id)
         # the gateway "misses" seq0 + 1: it hears seq0 + 2 first — a private turn copy whose public
         # copy it never got (what a dropped message looks like to it); no client is shown it
-        ghost = TableEvent(table_id=table_id, seq=seq0 + 2, kind="turn", private=True, participant_id="ghost", at=datetime.now(UTC))
-        await requests.nc.publish(subjects.table_seat_events(table_id, "ghost"), ghost.model_dump_json().encode())
+        ghost = TableEvent(
+            table_id=table_id, seq=seq0 + 2, kind="turn", private=True, participant_id="ghost", at=datetime.now(UTC)
+        )
+        await requests.nc.publish(
+            subjects.table_seat_events(table_id, "ghost"),
+            ghost.model_dump_json().encode(),
+            headers={PRIVATE_COPY: "ghost"},  # the table's mark: this seq has a public copy too
+        )
         await requests.nc.flush()
         await asyncio.sleep(0.2)
         await http.post(f"/api/v2/poker/tables/{table_id}/start", headers=players[1]["headers"])
@@ -174,5 +200,7 @@ async def test_a_missed_message_makes_the_gateway_refetch_from_the_table(stack, 
         await requests.stop()
     pushed = [f["event"] for f in s_ws.events(table_id)]
     assert all(e["participantId"] != "ghost" for e in pushed)
-    assert pushed == [e for e in await truth(bus, table_id, seq0, spectator["participantId"]) if e["seq"] <= pushed[-1]["seq"]]
+    assert pushed == [
+        e for e in await truth(bus, table_id, seq0, spectator["participantId"]) if e["seq"] <= pushed[-1]["seq"]
+    ]
     await s_ws.close()

@@ -6,17 +6,32 @@ import asyncio
 
 import pytest
 
-from tests.gateway.conftest import new_agent, sign_up, unique_email
+from tests.support.gateway import new_agent, sign_up, unique_email
 
 PROTECTED = [
-    ("GET", "/api/v2/poker/balance"), ("GET", "/api/v2/poker/leaderboard"), ("GET", "/api/v2/poker/sessions"),
-    ("GET", "/api/v2/poker/limits"), ("POST", "/api/v2/poker/limits/caps"), ("POST", "/api/v2/poker/limits/freeze"),
-    ("GET", "/api/v2/poker/tables/t1"), ("GET", "/api/v2/poker/tables/t1/events"), ("POST", "/api/v2/poker/tables/t1/join"),
-    ("POST", "/api/v2/poker/tables/t1/start"), ("POST", "/api/v2/poker/tables/t1/leave"), ("POST", "/api/v2/poker/tables/t1/actions"),
-    ("POST", "/api/v2/poker/tables/t1/preaction"), ("GET", "/api/v2/poker/tables/t1/chat"), ("POST", "/api/v2/poker/tables/t1/chat"),
-    ("GET", "/api/v2/poker/tables/t1/hands"), ("GET", "/api/v2/poker/hands/h1"), ("GET", "/api/v2/poker/hands/h1.phh"),
-    ("GET", "/api/v2/accounts/me"), ("POST", "/api/v2/accounts/agents"), ("POST", "/api/v2/accounts/logout"),
-    ("POST", "/api/v2/accounts/agents/x/key"), ("DELETE", "/api/v2/accounts/agents/x/key"),
+    ("GET", "/api/v2/poker/balance"),
+    ("GET", "/api/v2/poker/leaderboard"),
+    ("GET", "/api/v2/poker/sessions"),
+    ("GET", "/api/v2/poker/limits"),
+    ("POST", "/api/v2/poker/limits/caps"),
+    ("POST", "/api/v2/poker/limits/freeze"),
+    ("GET", "/api/v2/poker/tables/t1"),
+    ("GET", "/api/v2/poker/tables/t1/events"),
+    ("POST", "/api/v2/poker/tables/t1/join"),
+    ("POST", "/api/v2/poker/tables/t1/start"),
+    ("POST", "/api/v2/poker/tables/t1/leave"),
+    ("POST", "/api/v2/poker/tables/t1/actions"),
+    ("POST", "/api/v2/poker/tables/t1/preaction"),
+    ("GET", "/api/v2/poker/tables/t1/chat"),
+    ("POST", "/api/v2/poker/tables/t1/chat"),
+    ("GET", "/api/v2/poker/tables/t1/hands"),
+    ("GET", "/api/v2/poker/hands/h1"),
+    ("GET", "/api/v2/poker/hands/h1.phh"),
+    ("GET", "/api/v2/accounts/me"),
+    ("POST", "/api/v2/accounts/agents"),
+    ("POST", "/api/v2/accounts/logout"),
+    ("POST", "/api/v2/accounts/agents/x/key"),
+    ("DELETE", "/api/v2/accounts/agents/x/key"),
 ]
 
 
@@ -52,7 +67,9 @@ async def test_sign_up_log_in_and_kind_comes_from_the_credential(http) -> None:
     assert [p["participantId"] for p in me_agent["participants"]] == [agent["participantId"]]
     also = (await http.get("/api/v2/accounts/me", headers={"X-API-Key": agent["apiKey"]})).json()
     assert also["kind"] == "AGENT"
-    sneaky = await http.post("/api/v2/poker/tables/t1/join", json={"buyIn": 100, "kind": "HUMAN"}, headers=agent["headers"])
+    sneaky = await http.post(
+        "/api/v2/poker/tables/t1/join", json={"buyIn": 100, "kind": "HUMAN"}, headers=agent["headers"]
+    )
     assert sneaky.status_code == 422  # there is no `kind` in a join body
     # the owner's view lists both; the key itself is never listed, only its prefix
     listed = (await http.get("/api/v2/accounts/me", headers=owner["headers"])).json()["participants"]
@@ -103,12 +120,15 @@ async def test_logout_ends_the_token(http) -> None:
     assert (await http.get("/api/v2/accounts/me", headers=owner["headers"])).status_code == 401
 
 
-@pytest.mark.parametrize("body", [
-    {"email": "not-an-email", "password": "long enough"},
-    {"email": "a@b.co", "password": "short"},
-    {"email": "a@b.co"},
-    {"email": "a@b.co", "password": "long enough", "admin": True},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"email": "not-an-email", "password": "long enough"},
+        {"email": "a@b.co", "password": "short"},
+        {"email": "a@b.co"},
+        {"email": "a@b.co", "password": "long enough", "admin": True},
+    ],
+)
 async def test_bad_sign_ups_are_422(http, body) -> None:
     r = await http.post("/api/v2/accounts/signup", json=body)
     assert r.status_code == 422 and r.json()["code"] == "validation"
@@ -138,16 +158,26 @@ async def test_a_revocation_elsewhere_takes_effect_within_the_auth_cache_ttl(sta
     engine = create_async_engine(stack.database_url)
     try:
         async with engine.begin() as conn:
-            await conn.execute(api_keys.update().where(api_keys.c.participant_id == agent["participantId"]).values(revoked_at=datetime.now(UTC)))
+            await conn.execute(
+                api_keys.update()
+                .where(api_keys.c.participant_id == agent["participantId"])
+                .values(revoked_at=datetime.now(UTC))
+            )
             await conn.execute(tokens.delete().where(tokens.c.owner_id == owner["ownerId"]))
     finally:
         await engine.dispose()
     revoked_at = time.monotonic()
     statuses: dict[str, float] = {}
     while len(statuses) < 2 and time.monotonic() - revoked_at < AUTH_CACHE_SECONDS + 3:
-        if "key" not in statuses and (await http.get("/api/v2/poker/balance", headers=agent["headers"])).status_code == 401:
+        if (
+            "key" not in statuses
+            and (await http.get("/api/v2/poker/balance", headers=agent["headers"])).status_code == 401
+        ):
             statuses["key"] = time.monotonic() - revoked_at
-        if "token" not in statuses and (await http.get("/api/v2/accounts/me", headers=owner["headers"])).status_code == 401:
+        if (
+            "token" not in statuses
+            and (await http.get("/api/v2/accounts/me", headers=owner["headers"])).status_code == 401
+        ):
             statuses["token"] = time.monotonic() - revoked_at
         await asyncio.sleep(0.1)
     assert set(statuses) == {"key", "token"}, statuses

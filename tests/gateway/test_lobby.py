@@ -15,8 +15,9 @@ from felt_contracts import subjects
 from felt_contracts.table import Admission, CreateTable, StartMode, TableConfig, TableSummary
 from felt_runtime.bus import call
 from felt_table.lobby import DEFAULT_TABLES
-from tests.gateway.conftest import new_agent, sign_up
-from tests.gateway.test_play import bus, choose, create_table  # noqa: F401 - the `bus` fixture
+from tests.support.gateway import choose, new_agent, sign_up
+from tests.gateway.test_play import bus  # noqa: F401 - the `bus` fixture
+from tests.support.gateway import create_table
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -84,7 +85,9 @@ async def first_contact(http, cfg: TableConfig, table: TableConfig) -> None:
         expected = None if cfg.max_buy_in is None else min(cfg.max_buy_in, available)
         assert r.json()["buyIn"] == expected, (cfg.table_id, r.json())
     hand_id = await play_one_hand(http, table, players)
-    hands = (await http.get(f"/api/v2/poker/tables/{table.table_id}/hands", headers=players[0]["headers"])).json()["hands"]
+    hands = (await http.get(f"/api/v2/poker/tables/{table.table_id}/hands", headers=players[0]["headers"])).json()[
+        "hands"
+    ]
     assert [h["status"] for h in hands if h["handId"] == hand_id] == ["settled"], (cfg.table_id, hands)
 
 
@@ -93,18 +96,26 @@ async def test_a_fresh_account_joins_every_default_table_without_buy_in_and_fini
     await asyncio.gather(*(first_contact(http, cfg, table) for cfg, table in zip(DEFAULT_TABLES, tables)))
 
 
-async def test_the_websocket_join_result_says_how_much_was_brought(stack, http, bus) -> None:  # noqa: F811
+async def test_the_websocket_join_result_says_how_much_was_brought(stack, http, bus) -> None:
     table_id = await create_table(bus, min_buy_in=20, max_buy_in=100)
     person = await sign_up(http)
     async with websockets.connect(stack.ws_url + "?token=" + person["token"]) as ws:
         assert json.loads(await ws.recv())["type"] == "hello"
         await ws.send(json.dumps({"type": "join", "tableId": table_id, "requestId": "j"}))
         result = json.loads(await asyncio.wait_for(ws.recv(), 10))
-    assert result == {"type": "result", "command": "join", "tableId": table_id, "status": "seated", "seq": result["seq"],
-                      "seat": 1, "buyIn": 100, "requestId": "j"}
+    assert result == {
+        "type": "result",
+        "command": "join",
+        "tableId": table_id,
+        "status": "seated",
+        "seq": result["seq"],
+        "seat": 1,
+        "buyIn": 100,
+        "requestId": "j",
+    }
 
 
-async def test_a_rest_join_below_the_minimum_names_it(stack, http, bus) -> None:  # noqa: F811
+async def test_a_rest_join_below_the_minimum_names_it(stack, http, bus) -> None:
     person = await sign_up(http)
     available = (await http.get("/api/v2/poker/balance", headers=person["headers"])).json()["available"]
     lo = (available // 2 + 1) * 2

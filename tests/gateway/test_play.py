@@ -5,18 +5,18 @@ idempotent retry, stale turns and chat limits."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
-import uuid
-from typing import Any
 
 import pytest
 import websockets
-from faststream.nats import NatsBroker
+from redis.asyncio import Redis
 
 from felt_contracts import subjects
-from felt_contracts.table import CreateTable, TableConfig, TableSummary
+from felt_engine.replay import replay_text
 from felt_runtime.bus import call
-from tests.gateway.conftest import new_agent, sign_up
+from tests.support.gateway import choose, create_table, new_agent, sign_up
+from tests.support.servers import connected
 
 HANDS = 20
 
@@ -25,26 +25,8 @@ HANDS = 20
 async def bus(stack, nats_url: str):
     if not stack.has("table"):
         pytest.skip("the table service is not running")
-    broker = NatsBroker(nats_url)
-    await broker.connect()
-    yield broker
-    await broker.stop()
-
-
-async def create_table(bus: Any, **cfg: Any) -> str:
-    table_id = f"g{uuid.uuid4().hex[:10]}"
-    config = TableConfig(table_id=table_id, **{**dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200, seats=6), **cfg})
-    await call(bus, subjects.TABLE_CREATE, CreateTable(config=config), TableSummary)
-    return table_id
-
-
-def choose(legal: dict) -> dict:
-    """A simple legal policy: check, else call, else fold (keeps hands short but reaching showdowns)."""
-    if legal.get("check"):
-        return {"type": "check"}
-    if legal.get("call") is not None:
-        return {"type": "call"}
-    return {"type": "fold"}
+    async with connected(nats_url) as broker:
+        yield broker
 
 
 class Recorder:
@@ -94,8 +76,22 @@ class Person:
             pass
 
     async def send(self, frame: dict) -> dict:
-        await self.ws.send(json.dumps(frame))
-        return await asyncio.wait_for(self.results.get(), 10)
+        """Send a frame and return its reply. This person plays faster than the socket's rate
+        budget, so a `throttled` answer is waited out and the frame sent again, as a client
+        does; a reader that failed (an event out of order) fails the test with its own error."""
+        while True:
+            await self.ws.send(json.dumps(frame))
+            reply = asyncio.ensure_future(self.results.get())
+            done, _ = await asyncio.wait({reply, self.task}, timeout=10, return_when=asyncio.FIRST_COMPLETED)
+            if reply not in done:
+                reply.cancel()
+                if self.task.done():
+                    self.task.result()
+                raise TimeoutError(f"no reply to {frame} within 10 s; last frames: {self.frames[-6:]}")
+            got = reply.result()
+            if got["type"] != "error" or got["code"] != "throttled":
+                return got
+            await asyncio.sleep(got["details"]["retry_after"])
 
 
 async def test_end_to_end_two_agents_and_a_person_play_20_hands_with_privacy(stack, http, bus) -> None:
@@ -146,8 +142,11 @@ async def test_end_to_end_two_agents_and_a_person_play_20_hands_with_privacy(sta
                 mine = await rest_view(http, table_id, a["headers"], recs[pid])
                 assert mine["yourSeatId"] == actor_seat and mine["hand"]["legalActions"] is not None
                 action = choose(mine["hand"]["legalActions"]) | {"handId": hand_id, "turnId": mine["hand"]["turnId"]}
-                r = await http.post(f"/api/v2/poker/tables/{table_id}/actions", json=action,
-                                    headers={**a["headers"], "Idempotency-Key": f"{hand_id}:{mine['hand']['turnId']}"})
+                r = await http.post(
+                    f"/api/v2/poker/tables/{table_id}/actions",
+                    json=action,
+                    headers={**a["headers"], "Idempotency-Key": f"{hand_id}:{mine['hand']['turnId']}"},
+                )
                 recs[pid].add(r.text)
                 assert r.status_code in (200, 409), r.text
             elif pid == person_owner["participantId"]:
@@ -157,17 +156,28 @@ async def test_end_to_end_two_agents_and_a_person_play_20_hands_with_privacy(sta
                     await asyncio.sleep(0.02)
                 turn = person.turn
                 assert turn is not None and turn["turnId"] == hand["turnId"]
-                res = await person.send({"type": "act", "tableId": table_id, "action": choose(turn["legalActions"]),
-                                         "handId": hand_id, "turnId": turn["turnId"]})
+                res = await person.send(
+                    {
+                        "type": "act",
+                        "tableId": table_id,
+                        "action": choose(turn["legalActions"]),
+                        "handId": hand_id,
+                        "turnId": turn["turnId"],
+                    }
+                )
                 assert res["type"] in ("result", "error"), res
             else:
                 await asyncio.sleep(0.05)
         # long-poll and chat along the way
         if n == 0:
-            ev = await http.get(f"/api/v2/poker/tables/{table_id}/events", params={"after": 0, "wait": 1}, headers=agents[1]["headers"])
+            ev = await http.get(
+                f"/api/v2/poker/tables/{table_id}/events", params={"after": 0, "wait": 1}, headers=agents[1]["headers"]
+            )
             recs[agents[1]["participantId"]].add(ev.text)
             assert ev.status_code == 200 and ev.json()["events"] and ev.json()["events"][0]["seq"] == 1
-            said = await http.post(f"/api/v2/poker/tables/{table_id}/chat", json={"text": "gl <b>hf</b>"}, headers=agents[0]["headers"])
+            said = await http.post(
+                f"/api/v2/poker/tables/{table_id}/chat", json={"text": "gl <b>hf</b>"}, headers=agents[0]["headers"]
+            )
             assert said.status_code == 200, said.text
             said2 = await person.send({"type": "chat", "tableId": table_id, "text": "thanks!"})
             assert said2["type"] == "result", said2
@@ -184,7 +194,11 @@ async def test_end_to_end_two_agents_and_a_person_play_20_hands_with_privacy(sta
         phh = await http.get(f"/api/v2/poker/hands/{h}.phh", headers=agents[0]["headers"])
         recs[agents[0]["participantId"]].add(phh.text)
         assert phh.status_code == 200
-    listed = await http.get(f"/api/v2/poker/tables/{table_id}/hands", params={"mine": "true"}, headers=agents[0]["headers"])
+        replayed = next(replay_text(phh.text))  # the history loads back (felt_engine replay)
+        assert replayed.file_agrees is True and replayed.name == h
+    listed = await http.get(
+        f"/api/v2/poker/tables/{table_id}/hands", params={"mine": "true"}, headers=agents[0]["headers"]
+    )
     assert listed.status_code == 200
 
     # leave, then balances and sessions match
@@ -217,13 +231,29 @@ async def test_end_to_end_two_agents_and_a_person_play_20_hands_with_privacy(sta
 
 
 async def full_histories(bus, table_id: str, hand_ids: list[str]) -> list:
-    """The table's own full histories (no viewer redaction asked: operator view over the bus)."""
+    """The full truth of each hand: the table redacts every history for its viewer (with no
+    viewer, nobody's hole cards are in it), so each seat's private operations are taken from
+    the history that seat's own participant gets, over the bus."""
     from felt_contracts.table import GetHand, TableRequest, TableResult
+
+    async def seen_by(h: str, viewer: str | None):
+        command = GetHand(hand_id=h, viewer=viewer)
+        return (
+            await call(
+                bus, subjects.table_command(table_id), TableRequest(table_id=table_id, command=command), TableResult
+            )
+        ).hand
 
     out = []
     for h in hand_ids:
-        r = await call(bus, subjects.table_command(table_id), TableRequest(table_id=table_id, command=GetHand(hand_id=h, viewer=None)), TableResult)
-        out.append(r.hand)
+        public = await seen_by(h, None)
+        own = {int(seat): await seen_by(h, pid) for seat, pid in public.summary.seats.items()}
+        ops = [
+            own[op.seat].operations[i] if op.kind in ("deal_hole", "draw") and op.seat in own else op
+            for i, op in enumerate(public.operations)
+        ]
+        assert any(op.cards for op in ops if op.kind == "deal_hole"), "the truth must hold the hole cards"
+        out.append(public.model_copy(update={"operations": tuple(ops)}))
     return out
 
 
@@ -257,7 +287,9 @@ async def test_admission_agents_only_refuses_a_human_humans_only_refuses_an_agen
     assert r.status_code == 403 and r.json()["code"] == "admission"
     r = await http.post(f"/api/v2/poker/tables/{humans_only}/join", json={"buyIn": 50}, headers=agent["headers"])
     assert r.status_code == 403 and r.json()["code"] == "admission"
-    assert (await http.post(f"/api/v2/poker/tables/{agents_only}/join", json={"buyIn": 50}, headers=agent["headers"])).status_code == 200
+    assert (
+        await http.post(f"/api/v2/poker/tables/{agents_only}/join", json={"buyIn": 50}, headers=agent["headers"])
+    ).status_code == 200
     listed = (await http.get("/api/v2/poker/tables", params={"kind": "human"})).json()["tables"]
     assert humans_only in {t["tableId"] for t in listed} and agents_only not in {t["tableId"] for t in listed}
 
@@ -266,7 +298,9 @@ async def test_one_participant_per_owner_per_table(stack, http, bus) -> None:
     table_id = await create_table(bus)
     owner = await sign_up(http)
     a1, a2 = await new_agent(http, owner, "one"), await new_agent(http, owner, "two")
-    assert (await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 50}, headers=a1["headers"])).status_code == 200
+    assert (
+        await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 50}, headers=a1["headers"])
+    ).status_code == 200
     r = await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 50}, headers=a2["headers"])
     assert 400 <= r.status_code < 500 and r.json()["code"] in ("admission", "already_seated", "conflict", "forbidden")
     r = await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 50}, headers=owner["headers"])
@@ -280,7 +314,9 @@ async def heads_up(http, bus) -> tuple[str, list[dict], dict]:
         o = await sign_up(http)
         players.append(await new_agent(http, o))
     for p in players:
-        assert (await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 100}, headers=p["headers"])).status_code == 200
+        assert (
+            await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 100}, headers=p["headers"])
+        ).status_code == 200
     await http.post(f"/api/v2/poker/tables/{table_id}/start", headers=players[1]["headers"])
     r = await http.post(f"/api/v2/poker/tables/{table_id}/start", headers=players[0]["headers"])
     assert r.status_code == 200, r.text
@@ -288,7 +324,7 @@ async def heads_up(http, bus) -> tuple[str, list[dict], dict]:
     return table_id, players, view
 
 
-async def test_idempotent_retry_returns_the_first_outcome(stack, http, bus) -> None:
+async def test_idempotent_retry_returns_the_first_outcome(stack, http, bus, redis_url) -> None:
     table_id, players, view = await heads_up(http, bus)
     hand = view["hand"]
     seat_pid = {s["seat"]: s["participantId"] for s in view["seats"]}
@@ -300,6 +336,15 @@ async def test_idempotent_retry_returns_the_first_outcome(stack, http, bus) -> N
     again = await http.post(f"/api/v2/poker/tables/{table_id}/actions", json=body, headers=headers)
     assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
     assert again.json()["seq"] == first.json()["seq"]
+    # the record kept for a day holds the outcome, not the table view: a replay shows the table now
+    assert first.json()["table"]["seq"] == first.json()["seq"] and again.json()["table"]["seq"] >= first.json()["seq"]
+    valkey = Redis.from_url(redis_url)
+    try:
+        key = f"felt:gw:idem:{actor['participantId']}:{hashlib.sha256(b'retry-1').hexdigest()}"
+        record = json.loads(await valkey.get(key))
+    finally:
+        await valkey.aclose()
+    assert record["body"]["seq"] == first.json()["seq"] and "table" not in record["body"]
     other = await http.post(f"/api/v2/poker/tables/{table_id}/actions", json={"type": "fold"}, headers=headers)
     assert other.status_code == 409 and other.json()["details"]["reason"] == "idempotency_key_reused"
     balance = (await http.get("/api/v2/poker/balance", headers=actor["headers"])).json()
@@ -311,11 +356,19 @@ async def test_stale_turn_is_refused_and_never_applied_to_a_later_turn(stack, ht
     hand = view["hand"]
     seat_pid = {s["seat"]: s["participantId"] for s in view["seats"]}
     actor = next(p for p in players if p["participantId"] == seat_pid[hand["actorSeatId"]])
-    ok = await http.post(f"/api/v2/poker/tables/{table_id}/actions", json={"type": "call", "handId": hand["handId"], "turnId": hand["turnId"]}, headers=actor["headers"])
+    ok = await http.post(
+        f"/api/v2/poker/tables/{table_id}/actions",
+        json={"type": "call", "handId": hand["handId"], "turnId": hand["turnId"]},
+        headers=actor["headers"],
+    )
     assert ok.status_code == 200, ok.text
     now = (await http.get(f"/api/v2/poker/tables/{table_id}", headers=actor["headers"])).json()["table"]["hand"]
     other = next(p for p in players if p is not actor)
-    stale = await http.post(f"/api/v2/poker/tables/{table_id}/actions", json={"type": "fold", "handId": hand["handId"], "turnId": hand["turnId"]}, headers=other["headers"])
+    stale = await http.post(
+        f"/api/v2/poker/tables/{table_id}/actions",
+        json={"type": "fold", "handId": hand["handId"], "turnId": hand["turnId"]},
+        headers=other["headers"],
+    )
     assert stale.status_code == 409 and stale.json()["code"] == "stale_turn", stale.text
     after = (await http.get(f"/api/v2/poker/tables/{table_id}", headers=actor["headers"])).json()["table"]["hand"]
     assert after["turnId"] == now["turnId"] and after["phase"] == now["phase"]  # nothing changed
@@ -326,15 +379,23 @@ async def test_chat_limits_length_throttle_and_membership(stack, http, bus) -> N
     owner = await sign_up(http)
     agent = await new_agent(http, owner)
     outsider = await sign_up(http)
-    assert (await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 50}, headers=agent["headers"])).status_code == 200
-    too_long = await http.post(f"/api/v2/poker/tables/{table_id}/chat", json={"text": "x" * 501}, headers=agent["headers"])
+    assert (
+        await http.post(f"/api/v2/poker/tables/{table_id}/join", json={"buyIn": 50}, headers=agent["headers"])
+    ).status_code == 200
+    too_long = await http.post(
+        f"/api/v2/poker/tables/{table_id}/chat", json={"text": "x" * 501}, headers=agent["headers"]
+    )
     assert too_long.status_code == 422 and too_long.json()["code"] == "invalid_message"
-    assert (await http.post(f"/api/v2/poker/tables/{table_id}/chat", json={"text": "y" * 500}, headers=agent["headers"])).status_code == 200
+    assert (
+        await http.post(f"/api/v2/poker/tables/{table_id}/chat", json={"text": "y" * 500}, headers=agent["headers"])
+    ).status_code == 200
     nope = await http.post(f"/api/v2/poker/tables/{table_id}/chat", json={"text": "hi"}, headers=outsider["headers"])
     assert nope.status_code == 403
     statuses = []
     for i in range(30):
-        r = await http.post(f"/api/v2/poker/tables/{table_id}/chat", json={"text": f"spam {i}"}, headers=agent["headers"])
+        r = await http.post(
+            f"/api/v2/poker/tables/{table_id}/chat", json={"text": f"spam {i}"}, headers=agent["headers"]
+        )
         statuses.append(r.status_code)
         if r.status_code == 429:
             assert r.json()["code"] == "throttled" and int(r.headers["Retry-After"]) >= 1
@@ -350,7 +411,9 @@ async def test_another_participants_key_never_shows_your_cards(stack, http, bus)
     assert my_cards and len(my_cards) == 2
     text = json.dumps(theirs)
     assert not any(f'"{c}"' in text for c in my_cards)
-    ev = (await http.get(f"/api/v2/poker/tables/{table_id}/events", params={"after": 0}, headers=players[1]["headers"])).text
+    ev = (
+        await http.get(f"/api/v2/poker/tables/{table_id}/events", params={"after": 0}, headers=players[1]["headers"])
+    ).text
     assert not any(f'"{c}"' in ev for c in my_cards)
 
 
@@ -362,7 +425,9 @@ async def test_a_rest_watcher_may_chat(stack, http, bus) -> None:
     assert (await http.post(chat, json={"text": "hi"}, headers=viewer["headers"])).status_code == 403
     assert (await http.post(chat, json={"text": "hi"}, headers=poller["headers"])).status_code == 403
     assert (await http.get(f"/api/v2/poker/tables/{table_id}", headers=viewer["headers"])).status_code == 200
-    assert (await http.get(f"/api/v2/poker/tables/{table_id}/events", params={"after": 0}, headers=poller["headers"])).status_code == 200
+    assert (
+        await http.get(f"/api/v2/poker/tables/{table_id}/events", params={"after": 0}, headers=poller["headers"])
+    ).status_code == 200
     said = await http.post(chat, json={"text": "watching"}, headers=viewer["headers"])
     assert said.status_code == 200, said.text
     said = await http.post(chat, json={"text": "me too"}, headers=poller["headers"])

@@ -8,7 +8,7 @@ import json
 import pytest
 import websockets
 
-from tests.gateway.conftest import sign_up
+from tests.support.gateway import sign_up
 
 
 async def recv(ws, timeout: float = 5.0) -> dict:
@@ -90,3 +90,23 @@ async def test_a_flood_is_throttled_then_closed_without_touching_other_connectio
     await calm.send(json.dumps({"type": "ping", "t": 99}))
     assert await recv(calm) == {"type": "pong", "t": 99}
     await calm.close()
+
+
+async def test_every_frame_dropped_over_the_budget_is_answered_with_its_request_id(stack, http) -> None:
+    """A client waiting on a command's reply never hangs: each frame over the budget gets its
+    own `throttled` error (its `requestId`, `retry_after`), and after the wait it is served."""
+    owner = await sign_up(http)
+    ws, hello = await connect(stack, owner["token"])
+    credits = hello["credits"]
+    for i in range(credits):
+        await ws.send(json.dumps({"type": "ping", "t": i}))
+    for i in range(3):
+        await ws.send(json.dumps({"type": "subscribe", "tableId": "t1", "requestId": f"r{i}"}))
+    got = [await recv(ws) for _ in range(credits + 3)]
+    throttled = [f for f in got if f["type"] == "error" and f["code"] == "throttled"]
+    assert len(throttled) >= 3 and {"r0", "r1", "r2"} <= {f.get("requestId") for f in throttled}
+    assert all(f["details"]["retry_after"] > 0 for f in throttled)
+    await asyncio.sleep(throttled[-1]["details"]["retry_after"] * 2)
+    await ws.send(json.dumps({"type": "ping", "t": 999}))
+    assert await recv(ws) == {"type": "pong", "t": 999}
+    await ws.close()

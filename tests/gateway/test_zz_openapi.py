@@ -16,7 +16,8 @@ from schemathesis.checks import FailureGroup, response_schema_conformance
 
 from felt_gateway.app import make
 from felt_runtime.settings import Settings
-from tests.gateway.conftest import EXERCISED, unique_email
+from tests.gateway.conftest import EXERCISED
+from tests.support.gateway import unique_email
 
 FUZZ_SECONDS = 60.0
 SKIP = {("POST", "/api/v2/accounts/logout")}  # would end the fuzzer's own login
@@ -53,22 +54,29 @@ def test_fuzz_finds_no_server_errors_and_responses_conform(stack) -> None:
         strategy = op.as_strategy(GenerationMode.POSITIVE) | op.as_strategy(GenerationMode.NEGATIVE)
 
         @given(case=strategy)
-        @settings(max_examples=40, deadline=None, database=None, phases=[Phase.generate],
-                  suppress_health_check=list(HealthCheck))
-        def run(case) -> None:
-            if time.monotonic() - started > budget:
+        @settings(
+            max_examples=40,
+            deadline=None,
+            database=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        def run(case) -> None:  # called at once, below: the loop's variables are this operation's
+            if time.monotonic() - started > budget:  # noqa: B023 - run in this iteration
                 return
-            merged = {**(case.headers or {}), **headers}
+            merged = {**(case.headers or {}), **headers}  # noqa: B023 - run in this iteration
             response = case.call(base_url=stack.url, headers=merged, timeout=30)
             if response.status_code >= 500:
                 if table_missing and response.status_code == 503 and "felt.table." in response.text:
                     return  # no table service installed yet: "unavailable" is the honest answer
-                failures.append(f"{op.method.upper()} {case.formatted_path} -> {response.status_code} {response.text[:200]}")
+                what = f"{response.status_code} {response.text[:200]}"
+                failures.append(f"{op.method.upper()} {case.formatted_path} -> {what}")  # noqa: B023 - run in this iteration
                 return
             try:
                 case.validate_response(response, checks=[response_schema_conformance])
             except (AssertionError, FailureGroup) as exc:
-                failures.append(f"{op.method.upper()} {case.formatted_path} -> {response.status_code} does not conform: {str(exc)[:1500]}")
+                what = f"{response.status_code} does not conform: {str(exc)[:1500]}"
+                failures.append(f"{op.method.upper()} {case.formatted_path} -> {what}")  # noqa: B023 - run in this iteration
 
         run()
     assert failures == [], "\n".join(failures)
@@ -86,7 +94,12 @@ def _free_form(schema: object, defs: dict, path: str, seen: set[str]) -> list[st
         return _free_form(defs[name], defs, f"{path}->{name}", seen | {name})
     found = []
     extra = schema.get("additionalProperties")
-    if schema == {} or extra is True or extra == {} or (schema.get("type") == "object" and "properties" not in schema and not extra):
+    if (
+        schema == {}
+        or extra is True
+        or extra == {}
+        or (schema.get("type") == "object" and "properties" not in schema and not extra)
+    ):
         found.append(path)
     for key in ("properties",):
         for name, sub in schema.get(key, {}).items():

@@ -18,9 +18,10 @@ from faststream.nats import NatsBroker
 from felt_contracts import subjects
 from felt_contracts.limits import LimitName, LimitsGet, LimitsSetCap, LimitsState, Scope
 from felt_contracts.wallet import TransferEvent, TransferKind
-from felt_limits.events import ensure_stream
+from felt_runtime.streams import WALLET_EVENTS, ensure
 from felt_runtime.bus import call
 from tests.support.services import ServiceRunner
+from tests.support.waiting import eventually
 
 COOLOFF = 24 * 3600
 #: Generous defaults; each test lowers the cap it studies (lowering applies at once).
@@ -106,8 +107,8 @@ class Wallet:
 
 @pytest.fixture
 async def wallet(nats_url: str, clock: FakeClock) -> AsyncIterator[Wallet]:
-    await ensure_stream(nats_url)
     nc = await nats.connect(nats_url)
+    await ensure(nc.jetstream(), WALLET_EVENTS)
     yield Wallet(nc.jetstream(), clock)
     await nc.close()
 
@@ -117,6 +118,9 @@ def _env(clock: FakeClock, consumer: str, **env: str) -> dict[str, str]:
         "felt_limits_clock_file": str(clock.path),
         "felt_limits_consumer": consumer,
         "felt_limits_deliver_policy": "new",
+        # a pulled batch whose fetch timed out on a loaded machine comes back after ack_wait: 3 s,
+        # not 10, keeps that inside the tests' 15 s waits (twice in one clean run at load 20)
+        "felt_limits_ack_wait_seconds": "3",
         **DEFAULTS,
         **env,
     }
@@ -146,7 +150,11 @@ def module_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest
 
 @pytest.fixture(scope="module")
 def limits(
-    nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory, module_database_url: str, shared_clock: FakeClock
+    nats_url: str,
+    redis_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    module_database_url: str,
+    shared_clock: FakeClock,
 ) -> Iterator[Any]:
     """One limits service per module and database."""
     shared_clock.set(START)
@@ -163,7 +171,9 @@ def ids() -> tuple[str, str, str]:
 
 
 async def state(broker: NatsBroker, owner: str, account: str | None = None, session: str | None = None) -> LimitsState:
-    return await call(broker, subjects.LIMITS_GET, LimitsGet(owner_id=owner, participant_id=account, session_id=session), LimitsState)
+    return await call(
+        broker, subjects.LIMITS_GET, LimitsGet(owner_id=owner, participant_id=account, session_id=session), LimitsState
+    )
 
 
 async def wait_for(
@@ -176,14 +186,7 @@ async def wait_for(
     timeout: float = 15.0,
 ) -> LimitsState:
     """Poll LIMITS_GET until `ok(state)`: events arrive asynchronously through JetStream."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        current = await state(broker, owner, account, session)
-        if ok(current):
-            return current
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"state never matched: {current.model_dump_json(indent=1)}")
-        await asyncio.sleep(0.05)
+    return await eventually(lambda: state(broker, owner, account, session), ok, timeout=timeout, what="limits")
 
 
 def used(s: LimitsState, limit: LimitName, scope: str = "owner") -> int:
@@ -192,7 +195,11 @@ def used(s: LimitsState, limit: LimitName, scope: str = "owner") -> int:
     return part.limits[limit].used
 
 
-async def set_cap(broker: NatsBroker, scope_id: str, limit: LimitName, cap: int | None, scope: Scope = Scope.OWNER) -> Any:
+async def set_cap(
+    broker: NatsBroker, scope_id: str, limit: LimitName, cap: int | None, scope: Scope = Scope.OWNER
+) -> Any:
     from felt_contracts.limits import CapChange
 
-    return await call(broker, subjects.LIMITS_SET_CAP, LimitsSetCap(scope=scope, scope_id=scope_id, limit=limit, cap=cap), CapChange)
+    return await call(
+        broker, subjects.LIMITS_SET_CAP, LimitsSetCap(scope=scope, scope_id=scope_id, limit=limit, cap=cap), CapChange
+    )

@@ -3,13 +3,23 @@ are fed by TransferEvents through real JetStream; the UTC midnight rollover keep
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
-from felt_contracts.limits import CheckKind, LimitName, LimitsCheck, LimitsDecision, Scope
+from felt_contracts.limits import (
+    CheckKind,
+    FreezeState,
+    LimitName,
+    LimitsCheck,
+    LimitsDecision,
+    LimitsFreeze,
+    LimitsGet,
+    LimitsState,
+    Scope,
+)
 from felt_contracts.wallet import TransferKind as K
 from felt_runtime.bus import BusError, call
 from tests.limits.conftest import ids, set_cap, used, wait_for
@@ -17,14 +27,26 @@ from tests.limits.conftest import ids, set_cap, used, wait_for
 L = LimitName
 
 
-async def check(broker, kind: CheckKind, owner: str, account: str | None = None, session: str | None = None, amount: int | None = None) -> LimitsDecision:
-    req = LimitsCheck(kind=kind, owner_id=owner, participant_id=account, session_id=session, amount=amount)
+async def check(
+    broker,
+    kind: CheckKind,
+    owner: str,
+    account: str | None = None,
+    session: str | None = None,
+    amount: int | None = None,
+    credential: str | None = None,
+) -> LimitsDecision:
+    req = LimitsCheck(
+        kind=kind, owner_id=owner, participant_id=account, credential_id=credential, session_id=session, amount=amount
+    )
     return await call(broker, subjects.LIMITS_CHECK, req, LimitsDecision)
 
 
-async def denied(broker, kind: CheckKind, owner: str, account=None, session=None, amount=None) -> BusError:
+async def denied(
+    broker, kind: CheckKind, owner: str, account=None, session=None, amount=None, credential=None
+) -> BusError:
     with pytest.raises(BusError) as err:
-        await check(broker, kind, owner, account, session, amount)
+        await check(broker, kind, owner, account, session, amount, credential)
     return err.value
 
 
@@ -120,7 +142,12 @@ async def test_participant_cap_and_owner_aggregate(limits, broker, wallet) -> No
     await set_cap(broker, owner, L.DAILY_WAGER, 250)
     await wallet.send(K.COMMIT, 90, owner=owner, account=acct, session=sess, hand="h1")
     await wallet.send(K.COMMIT, 150, owner=owner, account=other, session=sess + "b", hand="h9")
-    await wait_for(broker, owner, lambda s: used(s, L.DAILY_WAGER) == 240 and used(s, L.DAILY_WAGER, "participant") == 90, account=acct)
+    await wait_for(
+        broker,
+        owner,
+        lambda s: used(s, L.DAILY_WAGER) == 240 and used(s, L.DAILY_WAGER, "participant") == 90,
+        account=acct,
+    )
     assert (await check(broker, CheckKind.WAGER, owner, acct, sess, 10)).allowed  # both at cap exactly
     err = await denied(broker, CheckKind.WAGER, owner, other, sess + "b", 11)  # owner: 240 + 11 > 250
     assert err.details["scope"] == "owner" and err.details["headroom"] == 10
@@ -157,3 +184,82 @@ async def test_utc_midnight_resets_daily_counters_and_keeps_reserved_exposure(li
     await wallet.send(K.COMMIT, 7, owner=owner, account=acct, session=sess, hand="h3")
     s = await wait_for(broker, owner, lambda s: used(s, L.SESSION_WAGER) == 62, session=sess)
     assert used(s, L.DAILY_WAGER) == 7
+
+
+async def test_credential_caps_bind_against_the_participants_counters(limits, broker, wallet) -> None:
+    owner, acct, sess = ids()
+    key, other_key = f"key-{acct}-1", f"key-{acct}-2"
+    await set_cap(broker, key, L.DAILY_BUY_IN, 500, scope=Scope.CREDENTIAL)
+    await wallet.send(K.BUY_IN, 300, owner=owner, account=acct, session=sess)
+    await wallet.send(K.CASH_OUT, 300, owner=owner, account=acct, session=sess)
+    await wait_for(broker, owner, lambda s: used(s, L.DAILY_BUY_IN, "participant") == 300, account=acct)
+    ok = await check(broker, CheckKind.BUY_IN, owner, acct, amount=200, credential=key)  # at the cap
+    assert ok.headroom[L.DAILY_BUY_IN] == 200
+    err = await denied(broker, CheckKind.BUY_IN, owner, acct, amount=201, credential=key)
+    assert err.details["limit"] == "daily_buy_in" and err.details["scope"] == "credential"
+    assert err.details["scope_id"] == key and err.details["used"] == 300  # what the participant used
+    assert (await check(broker, CheckKind.BUY_IN, owner, acct, amount=201, credential=other_key)).allowed
+    await call(
+        broker,
+        subjects.LIMITS_FREEZE,
+        LimitsFreeze(scope=Scope.CREDENTIAL, scope_id=other_key, reason="lost"),
+        FreezeState,
+    )
+    err = await denied(broker, CheckKind.BUY_IN, owner, acct, amount=1, credential=other_key)
+    assert err.code is ErrorCode.FROZEN and err.details["scope"] == "credential"
+    st = await call(
+        broker, subjects.LIMITS_GET, LimitsGet(owner_id=owner, participant_id=acct, credential_id=key), LimitsState
+    )
+    assert st.credential is not None and st.credential.limits[L.DAILY_BUY_IN].used == 300
+    assert st.credential.limits[L.DAILY_BUY_IN].cap == 500 and st.credential.limits[L.DAILY_WAGER].cap is None
+
+
+async def test_holding_checks_in_parallel_never_pass_a_cap_together_and_what_ifs_hold_nothing(
+    limits, broker, wallet
+) -> None:
+    import asyncio
+
+    owner, acct, sess = ids()
+    await set_cap(broker, owner, L.DAILY_BUY_IN, 100)
+    for _ in range(2):  # what-if checks (no hold) change nothing
+        assert (await check(broker, CheckKind.BUY_IN, owner, acct, amount=100)).allowed
+    reqs = [
+        LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=f"{acct}-{i}", amount=40, hold=True)
+        for i in range(6)
+    ]
+    outcomes = await asyncio.gather(
+        *(call(broker, subjects.LIMITS_CHECK, r, LimitsDecision) for r in reqs), return_exceptions=True
+    )
+    assert [isinstance(o, LimitsDecision) for o in outcomes].count(True) == 2, outcomes
+    assert all(o.code is ErrorCode.LIMIT_EXCEEDED for o in outcomes if isinstance(o, BusError))
+    err = await denied(broker, CheckKind.BUY_IN, owner, acct, amount=21)
+    assert err.details["used"] == 80 and err.details["headroom"] == 20  # held, not yet counted
+    allowed = [r for r, o in zip(reqs, outcomes) if isinstance(o, LimitsDecision)]
+    for r in allowed:  # the wallet's transfers arrive: counted once, the holds released
+        await wallet.send(K.BUY_IN, 40, owner=owner, account=r.participant_id, session=f"{sess}-{r.participant_id}")
+    await wait_for(broker, owner, lambda s: used(s, L.DAILY_BUY_IN) == 80)
+    assert (await check(broker, CheckKind.BUY_IN, owner, acct, amount=20)).headroom[L.DAILY_BUY_IN] == 20
+
+
+async def test_a_dealt_hand_is_held_until_counted_so_a_quick_next_hand_cannot_pass_the_session_cap(
+    limits, broker, wallet
+) -> None:
+    owner, acct, sess = ids()
+    await set_cap(broker, owner, L.SESSION_HANDS, 1)
+    hand = LimitsCheck(
+        kind=CheckKind.START_HAND,
+        owner_id=owner,
+        participant_id=acct,
+        session_id=sess,
+        hand_id="t-0123456789abcdef",
+        hold=True,
+    )
+    await call(broker, subjects.LIMITS_CHECK, hand, LimitsDecision)  # the first hand: at the cap, allowed
+    await call(broker, subjects.LIMITS_CHECK, hand, LimitsDecision)  # asked again for the same hand: one hold
+    # the wallet's commit of that hand is not counted yet: the next hand is refused all the same
+    err = await denied(broker, CheckKind.CONTINUE_SESSION, owner, acct, session=sess)
+    assert err.details["limit"] == "session_hands" and err.details["used"] == 1
+    await wallet.send(K.COMMIT, 5, owner=owner, account=acct, session=sess, hand="t-0123456789abcdef")
+    await wait_for(broker, owner, lambda s: s.session is not None and s.session.hands == 1, account=acct, session=sess)
+    err = await denied(broker, CheckKind.CONTINUE_SESSION, owner, acct, session=sess)
+    assert err.details["used"] == 1  # counted once: the hold is gone

@@ -4,6 +4,7 @@ gross wager, bad input gets a stable code and changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import timedelta
 
@@ -21,7 +22,7 @@ from felt_contracts.limits import (
 )
 from felt_contracts.wallet import TransferKind as K
 from felt_runtime.bus import BusError, call
-from tests.limits.conftest import COOLOFF, ids, set_cap, state, used, wait_for
+from tests.limits.conftest import COOLOFF, _env, ids, set_cap, state, used, wait_for
 from tests.limits.test_boundaries import check, denied
 
 L = LimitName
@@ -75,9 +76,16 @@ async def test_freeze_stops_new_risk_but_settlement_still_counts(limits, broker,
     await wallet.send(K.BUY_IN, 100, owner=owner, account=acct, session=sess)
     await wallet.send(K.COMMIT, 10, owner=owner, account=acct, session=sess, hand="h1")
     await wait_for(broker, owner, lambda s: used(s, L.DAILY_WAGER) == 10)
-    frozen = await call(broker, subjects.LIMITS_FREEZE, LimitsFreeze(scope_id=owner, reason="self-exclusion"), FreezeState)
+    frozen = await call(
+        broker, subjects.LIMITS_FREEZE, LimitsFreeze(scope_id=owner, reason="self-exclusion"), FreezeState
+    )
     assert frozen.frozen
-    for kind, amount in ((CheckKind.BUY_IN, 1), (CheckKind.WAGER, 1), (CheckKind.START_HAND, None), (CheckKind.CONTINUE_SESSION, None)):
+    for kind, amount in (
+        (CheckKind.BUY_IN, 1),
+        (CheckKind.WAGER, 1),
+        (CheckKind.START_HAND, None),
+        (CheckKind.CONTINUE_SESSION, None),
+    ):
         err = await denied(broker, kind, owner, acct, sess, amount)
         assert err.code is ErrorCode.FROZEN and err.details["reason"] == "self-exclusion"
     # the hand already accepted settles and the session cashes out: limits is not asked, and counts it
@@ -184,3 +192,42 @@ async def test_set_cap_is_idempotent_on_message_id(limits, broker, clock) -> Non
         await call(broker, subjects.LIMITS_SET_CAP, other, CapChange)
     assert err.value.code is ErrorCode.CONFLICT
     assert (await state(broker, owner)).owner.limits[L.DAILY_WAGER].cap == 100
+
+
+async def test_a_lower_only_caller_cannot_raise_through_parallel_requests(
+    limits, services, module_database_url, shared_clock, broker
+) -> None:
+    """Limits decides whether a change is a raise, with the write: parallel `lower_only` changes
+    (two replicas on one database) are judged one after the other, so none lands above one that
+    was applied before it — the race the gateway had when it read the cap, decided, then wrote."""
+    services.start("limits", database_url=module_database_url, **_env(shared_clock, "limits-test-second"))
+    for attempt in range(3):
+        owner, _, _ = ids()
+        assert (await set_cap(broker, owner, L.DAILY_BUY_IN, 1000)).applied
+        caps = [900 + 10 * i for i in range(11)] + [1010]  # all but 1010 lower the cap in force at first
+
+        async def lower(cap: int, owner: str = owner) -> CapChange | BusError:
+            req = LimitsSetCap(scope_id=owner, limit=L.DAILY_BUY_IN, cap=cap, lower_only=True)
+            try:
+                return await call(broker, subjects.LIMITS_SET_CAP, req, CapChange)
+            except BusError as exc:
+                return exc
+
+        outcomes = dict(zip(caps, await asyncio.gather(*(lower(c) for c in caps))))
+        refused = {c: o for c, o in outcomes.items() if isinstance(o, BusError)}
+        assert all(
+            o.code is ErrorCode.FORBIDDEN and o.details["reason"] == "raise_needs_owner" for o in refused.values()
+        )
+        assert 1010 in refused and 900 not in refused  # a raise is always refused, the lowest never
+        assert all(o.applied for o in outcomes.values() if isinstance(o, CapChange))  # lowering applies at once
+        # 900 was applied at some point; nothing above it may have been applied after it
+        assert (await state(broker, owner)).owner.limits[L.DAILY_BUY_IN].cap == 900, (attempt, sorted(refused))
+    with pytest.raises(BusError) as err:  # and alone: a raise by a lower-only caller changes nothing
+        await call(
+            broker,
+            subjects.LIMITS_SET_CAP,
+            LimitsSetCap(scope_id=owner, limit=L.DAILY_BUY_IN, cap=None, lower_only=True),
+            CapChange,
+        )
+    assert err.value.code is ErrorCode.FORBIDDEN and err.value.details["cap"] == 900
+    assert (await state(broker, owner)).owner.limits[L.DAILY_BUY_IN].cap == 900

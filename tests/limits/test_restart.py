@@ -21,5 +21,7 @@ async def test_kill9_then_restart_counts_every_event_exactly_once(start_limits, 
         await wallet.publish(event, msg_id=None)
     svc.start()
     svc.wait_ready()
-    s = await wait_for(broker, owner, lambda s: s.session is not None and s.session.hands == 60, session=sess, timeout=30)
+    s = await wait_for(
+        broker, owner, lambda s: s.session is not None and s.session.hands == 60, session=sess, timeout=30
+    )
     assert used(s, L.DAILY_WAGER) == 60 and s.session is not None and s.session.wager == 60

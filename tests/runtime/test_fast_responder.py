@@ -67,9 +67,7 @@ async def test_fast_responder_runs_slow_requests_concurrently(services, broker) 
     services.start("demo", module=DEMO)
     n = 10
     started = time.monotonic()
-    replies = await asyncio.gather(
-        *(call(broker, FAST_ECHO, Echo(text=str(i), sleep=SLOW), Echoed) for i in range(n))
-    )
+    replies = await asyncio.gather(*(call(broker, FAST_ECHO, Echo(text=str(i), sleep=SLOW), Echoed) for i in range(n)))
     elapsed = time.monotonic() - started
     assert [r.text for r in replies] == [str(i) for i in range(n)]
     assert elapsed < 2.5 * SLOW, f"{n} requests of {SLOW}s took {elapsed:.2f}s (serial would be {n * SLOW:.1f}s)"
@@ -97,8 +95,9 @@ async def test_fast_responder_max_in_flight_one_serves_in_arrival_order(services
 
 async def test_fast_responder_answers_in_flight_requests_on_graceful_shutdown(services, broker) -> None:
     svc = services.start("demo", module=DEMO)
-    pending = [asyncio.create_task(call(broker, FAST_ECHO, Echo(text=str(i), sleep=1.5), Echoed, timeout=10))
-               for i in range(5)]
+    pending = [
+        asyncio.create_task(call(broker, FAST_ECHO, Echo(text=str(i), sleep=1.5), Echoed, timeout=10)) for i in range(5)
+    ]
     await asyncio.sleep(0.5)  # all five are in their handlers
     assert svc.process is not None
     svc.process.terminate()  # SIGTERM: lifespan shutdown drains the fast responders first

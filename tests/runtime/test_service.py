@@ -61,8 +61,9 @@ async def test_nobody_listening_is_unavailable(broker) -> None:
     assert err.value.code is ErrorCode.UNAVAILABLE
 
 
-def _start_with(env_overrides: dict[str, str], nats_url: str, redis_url: str, tmp_path,
-                module: str = DEMO) -> subprocess.CompletedProcess:
+def _start_with(
+    env_overrides: dict[str, str], nats_url: str, redis_url: str, tmp_path, module: str = DEMO
+) -> subprocess.CompletedProcess:
     env = dict(os.environ, FELT_NATS_URL=nats_url, FELT_REDIS_URL=redis_url, FELT_VAR_DIR=str(tmp_path))
     env.setdefault("FELT_HTTP_PORT", str(free_port()))
     env.update(env_overrides)
@@ -99,6 +100,9 @@ def test_bad_configuration_is_one_line_naming_the_setting(override, setting, nat
         ("limits", "FELT_LIMITS_DEFAULT_DAILY_BUY_IN"),
         ("chat", "FELT_CHAT_MAX_MESSAGES"),
         ("timer", "FELT_TIMER_POLL_SECONDS"),
+        ("bots", "FELT_BOTS_THINK_SECONDS"),
+        ("bots", "FELT_BOTS"),  # how many bots: a setting without the prefix (an alias)
+        ("bots", "FELT_BOTS_COUNT"),  # its other name, named as written
     ],
 )
 def test_every_service_names_its_own_bad_setting_in_one_line(service, setting, nats_url, redis_url, tmp_path) -> None:
@@ -153,3 +157,14 @@ def test_sigterm_stops_gracefully(services) -> None:
     assert svc.process is not None and svc.process.returncode in (0, -15)
     assert "Application shutdown complete" in svc.tail()
     assert '"level": "ERROR"' not in svc.tail()
+
+
+@pytest.mark.parametrize(("setting", "value"), [("FELT_PORT_OFFSET", "abc"), ("FELT_NATS_URL", "http://x")])
+def test_the_felt_command_names_a_bad_setting_in_one_line(setting, value) -> None:
+    env = {**os.environ, setting: value}
+    done = subprocess.run(
+        [sys.executable, "-m", "felt_runtime.cli", "services"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()]
+    assert done.stderr.startswith(f"felt-cli: {setting}: ")

@@ -27,10 +27,15 @@ def test_narrower_ranges_lower_a_medium_hands_equity() -> None:
     hole, board = parse_cards("9s 9d"), parse_cards("Ah 7c 2d")
     wide, narrow = (holdem_equity(hole, board, [w], 20_000, rng) for w in (1.0, 0.2))
     assert narrow < wide - 0.2
-    assert holdem_equity(parse_cards("As Ad"), (), [0.05], 20_000, rng) < holdem_equity(parse_cards("As Ad"), (), [1.0], 20_000, rng)
+    assert holdem_equity(parse_cards("As Ad"), (), [0.05], 20_000, rng) < holdem_equity(
+        parse_cards("As Ad"), (), [1.0], 20_000, rng
+    )
 
 
 def test_draw5_keeping_a_pair_beats_keeping_one_card() -> None:
     rng = np.random.default_rng(3)
     hand = parse_cards("As Ad Kc 7h 2d")
-    assert draw5_equity(hand, parse_cards("As Ad"), [1.0], 20_000, rng) > draw5_equity(hand, parse_cards("Kc"), [1.0], 20_000, rng) + 0.2
+    assert (
+        draw5_equity(hand, parse_cards("As Ad"), [1.0], 20_000, rng)
+        > draw5_equity(hand, parse_cards("Kc"), [1.0], 20_000, rng) + 0.2
+    )

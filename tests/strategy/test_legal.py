@@ -26,7 +26,9 @@ def states(draw):
     seats = sorted(draw(st.lists(st.integers(0, 9), min_size=n, max_size=n, unique=True)))
     stacks = {s: draw(st.integers(15, 3000)) for s in seats}
     seed = draw(st.integers(0, 2**32))
-    state = new_hand(version, stacks, button=draw(st.sampled_from(seats)), seed=seed, structure=structure, small_blind=1, big_blind=2)
+    state = new_hand(
+        version, stacks, button=draw(st.sampled_from(seats)), seed=seed, structure=structure, small_blind=1, big_blind=2
+    )
     rng = random.Random(seed)
     for _ in range(draw(st.integers(0, 12))):
         if state.phase == "over":

@@ -59,7 +59,9 @@ def _string(node: dict[str, Any]) -> st.SearchStrategy[str]:
     if node.get("format") == "date":
         return st.dates().map(lambda d: d.isoformat())
     if "pattern" in node:
-        return st.from_regex(node["pattern"], fullmatch=True).filter(lambda s: lo <= len(s) <= node.get("maxLength", 10**9))
+        return st.from_regex(node["pattern"], fullmatch=True).filter(
+            lambda s: lo <= len(s) <= node.get("maxLength", 10**9)
+        )
     return st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=lo, max_size=max(lo, hi))
 
 

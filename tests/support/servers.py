@@ -9,13 +9,25 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import pytest
+from faststream.nats import NatsBroker
 
 from felt_runtime import infra
+
+
+@asynccontextmanager
+async def connected(nats_url: str) -> AsyncIterator[NatsBroker]:
+    """A connected FastStream NATS client for `felt_runtime.bus.call` (the tests' `bus` fixtures)."""
+    broker = NatsBroker(nats_url)
+    await broker.connect()
+    try:
+        yield broker
+    finally:
+        await broker.stop()
 
 
 @contextmanager
@@ -23,7 +35,11 @@ def nats_server(tmp: Path) -> Iterator[str]:
     with _server(
         "FELT_TEST_NATS_URL",
         lambda: infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log"),
-        "nats-server", "nats:2.12", 4222, "nats://", "-js",
+        "nats-server",
+        "nats:2.12",
+        4222,
+        "nats://",
+        "-js",
     ) as url:
         yield url
 
@@ -33,7 +49,10 @@ def redis_server(tmp: Path) -> Iterator[str]:
     with _server(
         "FELT_TEST_REDIS_URL",
         lambda: infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False),
-        "valkey", "valkey/valkey:8", 6379, "redis://",
+        "valkey",
+        "valkey/valkey:8",
+        6379,
+        "redis://",
     ) as url:
         yield url
 
@@ -62,7 +81,7 @@ def _server(
 def _container_or_skip(image: str, why: str, port: int, *command: str) -> Iterator[str]:
     """Fall back to testcontainers when a Docker engine answers; otherwise skip visibly."""
     try:
-        from testcontainers.core.container import DockerContainer  # type: ignore[import-not-found]
+        from testcontainers.core.container import DockerContainer  # type: ignore[import-not-found]  # optional: only with a Docker engine
 
         container = DockerContainer(image).with_exposed_ports(port)
         if command:

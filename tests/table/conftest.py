@@ -21,12 +21,23 @@ from felt_runtime.db import create_engine
 from tests.support.proxy import ReplyHoldingProxy
 from tests.support.services import ServiceProcess, ServiceRunner
 
-TABLE_ENV = dict(felt_table_default_tables="false", felt_table_turn_seconds="30", felt_table_grace_seconds="0.5",
-                 felt_table_intermission_seconds="0.05", felt_timer_poll_seconds="0.02")
+TABLE_ENV = dict(
+    felt_table_default_tables="false",
+    felt_table_turn_seconds="30",
+    felt_table_grace_seconds="0.5",
+    felt_table_intermission_seconds="0.05",
+    felt_timer_poll_seconds="0.02",
+)
 
 
-def start_stack(runner: ServiceRunner, database_url: str = "", *, wallet_nats_url: str = "",
-                base: dict[str, str] = TABLE_ENV, **env: str) -> dict[str, ServiceProcess]:
+def start_stack(
+    runner: ServiceRunner,
+    database_url: str = "",
+    *,
+    wallet_nats_url: str = "",
+    base: dict[str, str] = TABLE_ENV,
+    **env: str,
+) -> dict[str, ServiceProcess]:
     """Wallet, limits, timer, then the table (`env`: the table's own settings; `wallet_nats_url`:
     where the wallet connects, e.g. through a proxy)."""
     procs = {}
@@ -64,8 +75,13 @@ class MoneyStack:
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def money_stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, postgres: Any,
-                tmp_path_factory: pytest.TempPathFactory) -> Iterator[MoneyStack]:
+def money_stack(
+    request: pytest.FixtureRequest,
+    nats_url: str,
+    redis_url: str,
+    postgres: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[MoneyStack]:
     """One stack per database for a module (SQLite, then PostgreSQL when FELT_TEST_POSTGRES_URL is set)."""
     work = tmp_path_factory.mktemp(f"money-{request.param}")
     if request.param == "sqlite":
@@ -78,8 +94,9 @@ def money_stack(request: pytest.FixtureRequest, nats_url: str, redis_url: str, p
     proxy = ReplyHoldingProxy((u.hostname or "127.0.0.1", u.port or 4222))
     runner = ServiceRunner(nats_url, redis_url, work)
     try:
-        procs = start_stack(runner, url, wallet_nats_url=proxy.url,
-                            base={**TABLE_ENV, "felt_table_call_timeout": str(CALL_TIMEOUT)})
+        procs = start_stack(
+            runner, url, wallet_nats_url=proxy.url, base={**TABLE_ENV, "felt_table_call_timeout": str(CALL_TIMEOUT)}
+        )
         yield MoneyStack(procs, url, proxy)
     finally:
         runner.stop_all()
@@ -108,8 +125,9 @@ def uid(prefix: str = "p") -> str:
 
 async def create_table(bus: Any, **cfg: Any) -> str:
     table_id = cfg.pop("table_id", None) or uid("t")
-    defaults: dict[str, Any] = dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20,
-                                    max_buy_in=100, seats=6)
+    defaults: dict[str, Any] = dict(
+        rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=100, seats=6
+    )
     if cfg.get("rules_version") == "ante-nl-1":
         defaults = dict(ante=10, seats=10, start_mode="auto")
     config = TableConfig(table_id=table_id, **{**defaults, **cfg})
@@ -119,14 +137,20 @@ async def create_table(bus: Any, **cfg: Any) -> str:
 
 async def player(bus: Any, pid: str | None = None, owner: str | None = None) -> tuple[str, str]:
     pid = pid or uid("p")
-    await call(bus, subjects.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=pid, owner_id=owner or f"o-{pid}"),
-               AccountOpened)
+    await call(
+        bus, subjects.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=pid, owner_id=owner or f"o-{pid}"), AccountOpened
+    )
     return pid, owner or f"o-{pid}"
 
 
 async def cmd(bus: Any, table_id: str, command: Any, timeout: float = 10.0) -> TableResult:
-    return await call(bus, subjects.table_command(table_id), TableRequest(table_id=table_id, command=command),
-                      TableResult, timeout=timeout)
+    return await call(
+        bus,
+        subjects.table_command(table_id),
+        TableRequest(table_id=table_id, command=command),
+        TableResult,
+        timeout=timeout,
+    )
 
 
 async def balance(bus: Any, pid: str) -> Balance:

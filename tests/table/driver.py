@@ -22,7 +22,9 @@ def pick(rng: random.Random, v: TableView, ante: bool) -> Act | None:
     options: list[Act] = []
     if la.draw is not None:
         cards = list(h.hole_cards or ())
-        return Act(participant_id=pid, action="draw", cards=tuple(rng.sample(cards, rng.randint(0, min(3, len(cards))))))
+        return Act(
+            participant_id=pid, action="draw", cards=tuple(rng.sample(cards, rng.randint(0, min(3, len(cards)))))
+        )
     if ante:
         options.append(Act(participant_id=pid, action="hit"))
         if la.fold and not la.check:
@@ -41,18 +43,36 @@ def pick(rng: random.Random, v: TableView, ante: bool) -> Act | None:
     if la.fold and not la.check:
         options.append(Act(participant_id=pid, action="fold"))
     if la.bet is not None:
-        options.append(Act(participant_id=pid, action="bet", amount=rng.randint(la.bet.min, min(la.bet.max, la.bet.min * 3))))
+        options.append(
+            Act(participant_id=pid, action="bet", amount=rng.randint(la.bet.min, min(la.bet.max, la.bet.min * 3)))
+        )
     if la.raise_to is not None:
-        options.append(Act(participant_id=pid, action="raiseTo",
-                           amount=rng.randint(la.raise_to.min, min(la.raise_to.max, la.raise_to.min * 2))))
+        options.append(
+            Act(
+                participant_id=pid,
+                action="raiseTo",
+                amount=rng.randint(la.raise_to.min, min(la.raise_to.max, la.raise_to.min * 2)),
+            )
+        )
     if la.all_in is not None and rng.random() < 0.1:
         options.append(Act(participant_id=pid, action="allIn"))
     return rng.choice(options)
 
 
-async def play_table(bus: Any, table_id: str, n_players: int, hands: int, *, ante: bool, seed: int,
-                     min_buy: int = 20, buy_in: int = 100, timeouts: float = 0.01, leaves: float = 0.01,
-                     accounts: list[str] | None = None) -> dict[str, int]:
+async def play_table(
+    bus: Any,
+    table_id: str,
+    n_players: int,
+    hands: int,
+    *,
+    ante: bool,
+    seed: int,
+    min_buy: int = 20,
+    buy_in: int = 100,
+    timeouts: float = 0.01,
+    leaves: float = 0.01,
+    accounts: list[str] | None = None,
+) -> dict[str, int]:
     """Play `hands` complete hands with random legal actions, timeouts, leaves and rejoins."""
     rng = random.Random(seed)
     accounts = accounts if accounts is not None else []
@@ -87,8 +107,16 @@ async def play_table(bus: Any, table_id: str, n_players: int, hands: int, *, ant
                     pid, _ = await player(bus)
                     accounts.append(pid)
                 try:
-                    await cmd(bus, table_id, Join(participant_id=pid, owner_id=f"o-{pid}", kind="agent",
-                                                  buy_in=None if ante else min(buy_in, (await balance(bus, pid)).available)))
+                    await cmd(
+                        bus,
+                        table_id,
+                        Join(
+                            participant_id=pid,
+                            owner_id=f"o-{pid}",
+                            kind="agent",
+                            buy_in=None if ante else min(buy_in, (await balance(bus, pid)).available),
+                        ),
+                    )
                     stats["rejoins"] += 1
                     slots[k] = pid
                 except BusError:
@@ -130,7 +158,9 @@ async def play_table(bus: Any, table_id: str, n_players: int, hands: int, *, ant
         if act is None:
             continue
         try:
-            r = await cmd(bus, table_id, act.model_copy(update={"hand_id": mine.hand.hand_id, "turn_id": mine.hand.turn_id}))
+            r = await cmd(
+                bus, table_id, act.model_copy(update={"hand_id": mine.hand.hand_id, "turn_id": mine.hand.turn_id})
+            )
             stats["actions"] += 1
             cached = r.view
         except BusError as exc:

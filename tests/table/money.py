@@ -4,27 +4,17 @@ table's view: one hand's settlement, stacks against reserves, and a few play hel
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
 
-from felt_contracts.table import Act, GetHand, GetView, Join, Ready, TableView
+from felt_contracts import subjects
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import Act, GetHand, GetView, Join, Ready, TableRequest, TableResult, TableView
+from felt_runtime.bus import BusError, call
 from felt_wallet.store import escrow_key, hands, ledger, transfers
 from tests.table.conftest import balance, cmd, player
-
-
-async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 20.0, every: float = 0.05) -> Any:
-    """`check()`'s first truthy value (AssertionError after `timeout`)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = await check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not true within {timeout}s")
-        await asyncio.sleep(every)
 
 
 async def in_thread(fn: Callable[[], Any]) -> None:
@@ -39,10 +29,25 @@ async def view(bus: Any, t: str, viewer: str | None = None) -> TableView:
 
 
 async def seat_players(bus: Any, t: str, n: int, buy_in: int = 100) -> list[str]:
+    """`n` new players seated and ready. The money stack's calls to the wallet time out after
+    CALL_TIMEOUT (1 s): on a loaded machine a join can be refused `unavailable`, and is then sent
+    again with the same message id, as a client does."""
     pids = []
     for _ in range(n):
         pid, owner = await player(bus)
-        await cmd(bus, t, Join(participant_id=pid, owner_id=owner, kind="agent", buy_in=buy_in))
+        join = Join(participant_id=pid, owner_id=owner, kind="agent", buy_in=buy_in)
+        for attempt in range(3):
+            try:
+                await call(
+                    bus,
+                    subjects.table_command(t),
+                    TableRequest(table_id=t, command=join, message_id=f"join-{pid}"),
+                    TableResult,
+                )
+                break
+            except BusError as err:
+                if err.code is not ErrorCode.UNAVAILABLE or attempt == 2:
+                    raise
         await cmd(bus, t, Ready(participant_id=pid))
         pids.append(pid)
     return pids
@@ -65,13 +70,23 @@ async def settle_of(engine: Any, hand_id: str) -> dict[str, Any]:
     async with engine.connect() as conn:
         status = (await conn.execute(sa.select(hands.c.status).where(hands.c.hand_id == hand_id))).scalar_one()
         escrow = (await conn.execute(sa.select(ledger.c.balance).where(ledger.c.key == escrow_key(hand_id)))).scalar()
-        rows = (await conn.execute(sa.select(transfers.c.kind, transfers.c.account_id, transfers.c.amount).where(
-            transfers.c.hand_id == hand_id, transfers.c.kind != "commit"))).all()
+        rows = (
+            await conn.execute(
+                sa.select(transfers.c.kind, transfers.c.account_id, transfers.c.amount).where(
+                    transfers.c.hand_id == hand_id, transfers.c.kind != "commit"
+                )
+            )
+        ).all()
     credited: dict[str, int] = {}
     for _, account, amount in rows:
         credited[account] = credited.get(account, 0) + amount
-    return {"status": status, "escrow": escrow or 0, "kinds": sorted({k for k, _, _ in rows}), "credited": credited,
-            "transfers": len(rows)}
+    return {
+        "status": status,
+        "escrow": escrow or 0,
+        "kinds": sorted({k for k, _, _ in rows}),
+        "credited": credited,
+        "transfers": len(rows),
+    }
 
 
 async def awards_of(bus: Any, t: str, hand_id: str) -> dict[str, int]:

@@ -31,6 +31,26 @@ def actor(view: Any) -> str:
     return next(s.participant_id for s in view.seats if s.seat == view.hand.actor_seat_id)
 
 
+async def all_in_until_busted(bus: Any, t: str, pids: list[str], tries: int) -> str:
+    """Deal and go all in (drawing where the game draws) until a session closes busted (a split
+    pot: again); the loser's participant id."""
+    for _ in range(tries):
+        seq = (await cmd(bus, t, GetView())).view.seq
+        await deal(bus, t, pids)
+        for _ in range(20):
+            v = (await cmd(bus, t, GetView())).view
+            if v.hand.phase == "over":
+                break
+            who = actor(v)
+            legal = (await cmd(bus, t, GetView(viewer=who))).view.hand.legal_actions
+            action = "draw" if legal.draw is not None else "allIn" if legal.all_in is not None else "call"
+            await cmd(bus, t, Act(participant_id=who, action=action))
+        busted = [e for e in await events(bus, t, seq) if e.kind == "session_closed" and e.detail == "busted"]
+        if busted:
+            return busted[0].participant_id
+    raise AssertionError("nobody lost everything")
+
+
 async def play_hand(bus: Any, t: str, silent: str) -> None:
     """Everyone but `silent` checks or calls; `silent` never answers (its turns time out)."""
     for _ in range(200):
@@ -73,29 +93,20 @@ async def test_an_agent_that_stops_answering_is_sat_out_then_removed_with_its_ch
 
 async def test_an_empty_stack_with_nothing_to_rebuy_with_is_not_kept(stack, bus):
     grant = WalletSettings().grant
-    t = await create_table(bus, rules_version="draw5-1", small_blind=0, big_blind=0, ante=5, min_buy_in=5,
-                           max_buy_in=grant + 50, auto_rebuy=True)
+    t = await create_table(
+        bus,
+        rules_version="draw5-1",
+        small_blind=0,
+        big_blind=0,
+        ante=5,
+        min_buy_in=5,
+        max_buy_in=grant + 50,
+        auto_rebuy=True,
+    )
     pids = await seat(bus, t, [grant, grant])  # the whole balance at the table: nothing left to rebuy with
     for p in pids:
         await cmd(bus, t, SetAutoRebuy(participant_id=p, enabled=True))
-    for _ in range(5):  # all in until someone loses everything (a split pot: again)
-        seq = (await cmd(bus, t, GetView())).view.seq
-        await deal(bus, t, pids)
-        for _ in range(20):
-            v = (await cmd(bus, t, GetView())).view
-            if v.hand.phase == "over":
-                break
-            who = actor(v)
-            legal = (await cmd(bus, t, GetView(viewer=who))).view.hand.legal_actions
-            act = Act(participant_id=who, action="draw") if legal.draw is not None else \
-                Act(participant_id=who, action="allIn") if legal.all_in is not None else Act(participant_id=who, action="call")
-            await cmd(bus, t, act)
-        busted = [e for e in await events(bus, t, seq) if e.kind == "session_closed" and e.detail == "busted"]
-        if busted:
-            break
-    else:
-        raise AssertionError("nobody lost everything")
-    loser = busted[0].participant_id
+    loser = await all_in_until_busted(bus, t, pids, tries=5)
     assert loser not in [s.participant_id for s in (await cmd(bus, t, GetView())).view.seats]
     assert (await balance(bus, loser)).reserved == 0
 

@@ -17,20 +17,33 @@ from felt_runtime.bus import BusError
 from felt_wallet.store import hands as wallet_hands
 from tests.table.conftest import balance, cmd, create_table, player
 from tests.table.driver import pick
-from tests.table.money import assert_stacks_are_reserves, eventually, in_thread, view
+from tests.support.waiting import eventually
+from tests.table.money import assert_stacks_are_reserves, in_thread, view
 from tests.wallet.conftest import check_invariants
 
 SEED = 20261201
 HANDS = 100
 VICTIMS = ["wallet", "table", "limits"] * 3  # nine kills, at random hands and random actions of them
-TOLERATED = {ErrorCode.UNAVAILABLE, ErrorCode.NOT_FOUND, ErrorCode.STALE_TURN, ErrorCode.NOT_YOUR_TURN,
-             ErrorCode.HAND_CLOSED, ErrorCode.NOT_SEATED, ErrorCode.CONFLICT}
+TOLERATED = {
+    ErrorCode.UNAVAILABLE,
+    ErrorCode.NOT_FOUND,
+    ErrorCode.STALE_TURN,
+    ErrorCode.NOT_YOUR_TURN,
+    ErrorCode.HAND_CLOSED,
+    ErrorCode.NOT_SEATED,
+    ErrorCode.CONFLICT,
+}
 
 
 async def open_hands(engine: Any, t: str) -> int:
     async with engine.connect() as conn:
-        return (await conn.execute(sa.select(sa.func.count()).select_from(wallet_hands).where(
-            wallet_hands.c.table_id == t, wallet_hands.c.status == "open"))).scalar_one()
+        return (
+            await conn.execute(
+                sa.select(sa.func.count())
+                .select_from(wallet_hands)
+                .where(wallet_hands.c.table_id == t, wallet_hands.c.status == "open")
+            )
+        ).scalar_one()
 
 
 async def quiet(bus: Any, t: str) -> bool:
@@ -87,8 +100,11 @@ async def test_100_seeded_hands_with_wallet_table_and_limits_killed_keep_every_c
                 money_stack[victim].kill9()
                 kills[victim] += 1
             try:
-                v = (await cmd(bus, t, act.model_copy(update={"hand_id": mine.hand.hand_id,
-                                                              "turn_id": mine.hand.turn_id}))).view
+                v = (
+                    await cmd(
+                        bus, t, act.model_copy(update={"hand_id": mine.hand.hand_id, "turn_id": mine.hand.turn_id})
+                    )
+                ).view
             except BusError as exc:
                 assert exc.code in TOLERATED, exc
                 v = None

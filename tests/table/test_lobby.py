@@ -29,8 +29,9 @@ def test_every_default_table_is_playable_from_the_starting_grant() -> None:
 
 
 def test_the_default_lobby_has_every_profile_and_structure_and_both_admissions() -> None:
-    games = {(cfg.rules_version, resolve_structure(get_profile(cfg.rules_version), stakes_of(cfg)))
-             for cfg in DEFAULT_TABLES}
+    games = {
+        (cfg.rules_version, resolve_structure(get_profile(cfg.rules_version), stakes_of(cfg))) for cfg in DEFAULT_TABLES
+    }
     wanted = {(version, structure) for version, p in PROFILES.items() for structure in p.structures}
     assert wanted <= games, wanted - games
     assert ("draw5-1", Structure.POT_LIMIT) in wanted  # the profiles still list every draw structure

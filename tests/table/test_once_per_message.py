@@ -20,14 +20,24 @@ from tests.table.money import actor_of, passive, seat_players, view
 
 
 async def send(bus: Any, t: str, command: Any, message_id: str) -> TableResult:
-    return await call(bus, subjects.table_command(t), TableRequest(table_id=t, command=command, message_id=message_id),
-                      TableResult, timeout=10)
+    return await call(
+        bus,
+        subjects.table_command(t),
+        TableRequest(table_id=t, command=command, message_id=message_id),
+        TableResult,
+        timeout=10,
+    )
 
 
 async def transfers_of(engine: Any, pid: str, kind: str) -> list[str]:
     async with engine.connect() as conn:
-        return list((await conn.execute(sa.select(transfers.c.transfer_id).where(
-            transfers.c.account_id == pid, transfers.c.kind == kind))).scalars())
+        return list(
+            (
+                await conn.execute(
+                    sa.select(transfers.c.transfer_id).where(transfers.c.account_id == pid, transfers.c.kind == kind)
+                )
+            ).scalars()
+        )
 
 
 async def kinds(bus: Any, t: str, viewer: str | None = None) -> list[str]:
@@ -94,7 +104,11 @@ async def test_auto_rebuy_resent_applies_once_and_the_top_up_id_derives_from_the
     assert (await transfers_of(ledger_db, pids[0], "buy_in"))[-1] == f"buy_in:{rebuy}"
     b = await balance(bus, pids[0])
     # the wallet's view of a resend of that top-up: the first result, nothing moves
-    again = await call(bus, subjects.WALLET_BUY_IN, BuyIn(message_id=rebuy, account_id=pids[0], table_id=t, amount=50,
-                                                          min_buy_in=0, max_buy_in=100), BuyInResult)
+    again = await call(
+        bus,
+        subjects.WALLET_BUY_IN,
+        BuyIn(message_id=rebuy, account_id=pids[0], table_id=t, amount=50, min_buy_in=0, max_buy_in=100),
+        BuyInResult,
+    )
     assert again.transfer_id == f"buy_in:{rebuy}"
     assert (await balance(bus, pids[0])).available == b.available

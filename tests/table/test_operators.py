@@ -13,7 +13,16 @@ from datetime import datetime, timedelta
 import pytest
 
 from felt_contracts import subjects
-from felt_contracts.table import CloseTable, CreateTable, GetView, Join, ListTables, TableConfig, TableList, TableSummary
+from felt_contracts.table import (
+    CloseTable,
+    CreateTable,
+    GetView,
+    Join,
+    ListTables,
+    TableConfig,
+    TableList,
+    TableSummary,
+)
 from felt_runtime.bus import BusError, call
 from tests.table.conftest import balance, cmd, create_table, player, uid
 from tests.table.test_closing import finish_hand
@@ -22,10 +31,16 @@ from tests.table.test_player_options import deal, events, seat, wait_for
 GOOD = dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=100, seats=6)
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    (dict(table_id="Bad Id"), "table_id"), (dict(seats=1), "seats"), (dict(rules_version="nope-1"), "rules_version"),
-    (dict(small_blind=5, big_blind=2), "stakes"), (dict(closes_at=datetime(2030, 1, 1)), "closes_at"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (dict(table_id="Bad Id"), "table_id"),
+        (dict(seats=1), "seats"),
+        (dict(rules_version="nope-1"), "rules_version"),
+        (dict(small_blind=5, big_blind=2), "stakes"),
+        (dict(closes_at=datetime(2030, 1, 1)), "closes_at"),
+    ],
+)
 async def test_create_over_the_bus_refuses_a_bad_config_naming_the_field(stack, bus, change, field):
     config = TableConfig(**{**GOOD, "table_id": uid("t"), **change})
     with pytest.raises(BusError) as e:
@@ -58,8 +73,9 @@ async def test_close_over_the_bus_finishes_the_hand_then_cashes_out(stack, bus):
 
 def felt(nats_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FELT_NATS_URL": nats_url}
-    return subprocess.run([sys.executable, "-m", "felt_runtime.cli", "table", *args], env=env, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "felt_runtime.cli", "table", *args], env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 async def test_the_felt_table_command_creates_lists_and_closes(stack, bus, nats_url):
@@ -70,7 +86,9 @@ async def test_the_felt_table_command_creates_lists_and_closes(stack, bus, nats_
     assert made.stdout.startswith(f"{table_id} nlhe-1 players=0 hands=0 max_hands=3 closes_at=")
     lobby = await call(bus, subjects.TABLE_LIST, ListTables(), TableList)
     cfg = next(t.config for t in lobby.tables if t.config.table_id == table_id)
-    assert cfg.max_hands == 3 and timedelta(minutes=59) < cfg.closes_at - datetime.now(cfg.closes_at.tzinfo) <= timedelta(hours=1)
+    assert cfg.max_hands == 3 and timedelta(minutes=59) < cfg.closes_at - datetime.now(
+        cfg.closes_at.tzinfo
+    ) <= timedelta(hours=1)
     listed = await asyncio.to_thread(felt, nats_url, "list")
     assert any(line.startswith(f"{table_id} ") and line.endswith(" open") for line in listed.stdout.splitlines())
     again = await asyncio.to_thread(felt, nats_url, "create", config)

@@ -10,14 +10,27 @@ import pytest
 
 from felt_contracts import subjects
 from felt_contracts.table import (
-    Act, CreateTable, GetEvents, GetView, Join, Leave, ListTables, Ready, SetAutoRebuy, SetPreAction, Start,
-    TableConfig, TableList, TableSummary,
+    Act,
+    CreateTable,
+    GetEvents,
+    GetView,
+    Join,
+    Leave,
+    ListTables,
+    Ready,
+    SetAutoRebuy,
+    SetPreAction,
+    Start,
+    TableConfig,
+    TableList,
+    TableSummary,
 )
 from felt_contracts.limits import FreezeState, LimitsFreeze, Scope
 from felt_contracts.timer import GetTimeBanks, RefillTimeBanks, TimeBankPolicy, TimeBanks
 from felt_runtime.bus import BusError, call
 
 from tests.table.conftest import balance, cmd, create_table, player, uid
+from tests.support.waiting import eventually
 
 BANK = dict(initial_seconds=0.6, max_seconds=1.0, refill_seconds=0.1)
 
@@ -49,12 +62,12 @@ async def events(bus, t, after, viewer=None):
 async def wait_for(bus, t, after, kind, detail=None, timeout=5.0):
     """Poll the table's events until one of `kind` (and `detail`) appears; (event, seconds waited)."""
     t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        for e in await events(bus, t, after):
-            if e.kind == kind and (detail is None or e.detail == detail):
-                return e, time.monotonic() - t0
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"no {kind} event within {timeout}s")
+
+    def match(evs):
+        return next((e for e in evs if e.kind == kind and (detail is None or e.detail == detail)), None)
+
+    found = await eventually(lambda: events(bus, t, after), match, timeout=timeout, every=0.02, what=f"a {kind} event")
+    return match(found), time.monotonic() - t0
 
 
 # --- time bank ----------------------------------------------------------------------------
@@ -88,8 +101,14 @@ async def test_time_bank_extends_the_turn_then_the_timeout_acts(stack, bus):
     banks = await call(bus, subjects.TIMER_GET_BANKS, GetTimeBanks(table_id=t, player_ids=[who]), TimeBanks)
     assert banks.seconds[who] == pytest.approx(0.0, abs=0.02)
     v2 = await deal(bus, t, [a, b])
-    again = await call(bus, subjects.TIMER_REFILL_BANKS, RefillTimeBanks(
-        message_id=f"{v2.hand.hand_id}:bank", table_id=t, player_ids=[a, b], policy=TimeBankPolicy(**BANK)), TimeBanks)
+    again = await call(
+        bus,
+        subjects.TIMER_REFILL_BANKS,
+        RefillTimeBanks(
+            message_id=f"{v2.hand.hand_id}:bank", table_id=t, player_ids=[a, b], policy=TimeBankPolicy(**BANK)
+        ),
+        TimeBanks,
+    )
     assert again.seconds[who] == pytest.approx(0.1, abs=0.02)
     banks = await call(bus, subjects.TIMER_GET_BANKS, GetTimeBanks(table_id=t, player_ids=[who]), TimeBanks)
     assert banks.seconds[who] == pytest.approx(0.1, abs=0.02)
@@ -109,8 +128,10 @@ async def test_table_without_time_bank_times_out_at_the_plain_deadline(stack, bu
 
 
 async def test_time_bank_refused_for_profiles_that_fix_the_turn_clock(stack, bus):
-    for rules, extra in (("nlhe-1", dict(small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=100)),
-                         ("ante-nl-1", dict(ante=10, start_mode="auto"))):
+    for rules, extra in (
+        ("nlhe-1", dict(small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=100)),
+        ("ante-nl-1", dict(ante=10, start_mode="auto")),
+    ):
         tid = uid("t")
         config = TableConfig(table_id=tid, rules_version=rules, time_bank=TimeBankPolicy(), **extra)
         with pytest.raises(BusError) as e:
@@ -191,8 +212,16 @@ async def test_preaction_cleared_at_hand_end(stack, bus):
 
 
 async def draw_table(bus, max_buy_in=250):
-    return await create_table(bus, rules_version="draw5-1", small_blind=0, big_blind=0, ante=5, min_buy_in=5,
-                              max_buy_in=max_buy_in, auto_rebuy=True)
+    return await create_table(
+        bus,
+        rules_version="draw5-1",
+        small_blind=0,
+        big_blind=0,
+        ante=5,
+        min_buy_in=5,
+        max_buy_in=max_buy_in,
+        auto_rebuy=True,
+    )
 
 
 async def fold_out(bus, t, loser):
@@ -242,8 +271,11 @@ async def test_auto_rebuy_tops_up_within_the_balance_and_stops_when_the_player_l
     assert not [e for e in await events(bus, t, seq) if e.kind == "rebuy"]
     bal = await balance(bus, a)
     # the stack went back to the account and none of it was bought back in
-    assert (bal.reserved, bal.in_play) == (0, 0) and bal.available >= 185 and a not in [s.participant_id for s in
-                                                                 (await cmd(bus, t, GetView())).view.seats]
+    assert (
+        (bal.reserved, bal.in_play) == (0, 0)
+        and bal.available >= 185
+        and a not in [s.participant_id for s in (await cmd(bus, t, GetView())).view.seats]
+    )
 
 
 async def test_auto_rebuy_tops_up_to_the_maximum_until_switched_off(stack, bus):
@@ -281,8 +313,12 @@ async def test_set_auto_rebuy_refused_where_the_table_does_not_allow_it(stack, b
 
 
 async def freeze(bus, owner, frozen=True):
-    await call(bus, subjects.LIMITS_FREEZE, LimitsFreeze(scope=Scope.OWNER, scope_id=owner, frozen=frozen,
-                                                         reason="test"), FreezeState)
+    await call(
+        bus,
+        subjects.LIMITS_FREEZE,
+        LimitsFreeze(scope=Scope.OWNER, scope_id=owner, frozen=frozen, reason="test"),
+        FreezeState,
+    )
 
 
 async def ante_players(bus, t, n):

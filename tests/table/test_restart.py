@@ -34,4 +34,9 @@ async def test_kill9_mid_hand_refunds_every_interrupted_hand_once(services, bus,
         reset = [e for e in (await cmd(bus, t, GetEvents(after_seq=0))).events if e.kind == "table_reset"]
         assert reset[-1].seq > 0
         procs["table"].restart()
-    assert [e.amount for e in (await cmd(bus, t, GetEvents(after_seq=0))).events if e.kind == "table_reset"] == [0, 1, 0, 0]  # created, killed mid-hand, two clean restarts
+    assert [e.amount for e in (await cmd(bus, t, GetEvents(after_seq=0))).events if e.kind == "table_reset"] == [
+        0,
+        1,
+        0,
+        0,
+    ]  # created, killed mid-hand, two clean restarts

@@ -26,6 +26,7 @@ from tests.support.services import ServiceProcess, ServiceRunner
 LATE = float(os.environ.get("FELT_TEST_TIMER_LATENESS", "1.5"))
 WAIT = 10.0
 
+
 def start_timer(runner: ServiceRunner, prefix: str, **env: str) -> ServiceProcess:
     return runner.start("timer", felt_timer_prefix=prefix, **env)
 
@@ -70,7 +71,7 @@ async def listen(nats_url: str):
     async def subscribe(subject: str) -> Collector:
         collector = Collector()
 
-        async def on_msg(msg) -> None:  # noqa: ANN001
+        async def on_msg(msg) -> None:
             collector.received.append((time.monotonic(), json.loads(msg.data)))
 
         await nc.subscribe(subject, cb=on_msg)

@@ -37,7 +37,10 @@ async def raw(broker, subject: str, body: bytes | dict) -> dict:
         ({"kind": "coffee"}, "kind"),
         ({"kind": "other", "delay_seconds": None}, ""),  # no default delay for `other`
         ({"kind": "disconnect", "time_bank": {"table_id": "t", "player_id": "p"}}, ""),  # bank only on turns
-        ({"time_bank": {"table_id": "t", "player_id": "p", "policy": {"initial_seconds": 9, "max_seconds": 1}}}, "time_bank"),
+        (
+            {"time_bank": {"table_id": "t", "player_id": "p", "policy": {"initial_seconds": 9, "max_seconds": 1}}},
+            "time_bank",
+        ),
         ({"time_bank": {"table_id": "t", "player_id": "p", "policy": {"refill_seconds": -1}}}, "time_bank"),
         ({"time_bank": {"table_id": "", "player_id": "p"}}, "time_bank"),
         ({"payload": {"nested": {"no": 1}}}, "payload"),
@@ -56,8 +59,16 @@ async def test_bad_schedule_is_malformed_and_changes_nothing(timer, broker, owne
         assert info.pending is False
 
 
-@pytest.mark.parametrize("subject", [subjects.TIMER_SCHEDULE, subjects.TIMER_CANCEL, subjects.TIMER_GET,
-                                     subjects.TIMER_REFILL_BANKS, subjects.TIMER_GET_BANKS])
+@pytest.mark.parametrize(
+    "subject",
+    [
+        subjects.TIMER_SCHEDULE,
+        subjects.TIMER_CANCEL,
+        subjects.TIMER_GET,
+        subjects.TIMER_REFILL_BANKS,
+        subjects.TIMER_GET_BANKS,
+    ],
+)
 async def test_unparseable_messages_are_malformed(timer, broker, subject) -> None:
     for body in (b"not json{", b"[]", b"{}"):
         reply = await raw(broker, subject, body)

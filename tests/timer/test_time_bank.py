@@ -27,14 +27,25 @@ from tests.timer.conftest import LATE, WAIT, schedule
 
 
 async def banks(broker, table: str, *players: str, policy: TimeBankPolicy | None = None) -> dict[str, float]:
-    got = await call(broker, subjects.TIMER_GET_BANKS, GetTimeBanks(table_id=table, player_ids=list(players), policy=policy), TimeBanks)
+    got = await call(
+        broker,
+        subjects.TIMER_GET_BANKS,
+        GetTimeBanks(table_id=table, player_ids=list(players), policy=policy),
+        TimeBanks,
+    )
     return got.seconds
 
 
 def turn(owner: str, table: str, player: str, *, turn_s: float, policy: TimeBankPolicy | None) -> dict:
     bank = {"table_id": table, "player_id": player, "policy": policy} if policy is not None else None
-    return dict(owner=owner, key=f"{table}:turn", kind="turn", delay_seconds=turn_s,
-                payload={"table_id": table, "turn_id": 1, "seat": 0}, time_bank=bank)
+    return dict(
+        owner=owner,
+        key=f"{table}:turn",
+        kind="turn",
+        delay_seconds=turn_s,
+        payload={"table_id": table, "turn_id": 1, "seat": 0},
+        time_bank=bank,
+    )
 
 
 async def test_expired_turn_with_bank_extends_once_then_fires_and_deducts(timer, broker, listen, owner) -> None:
@@ -67,7 +78,9 @@ async def test_turn_cancelled_before_clock_expires_uses_no_bank(timer, broker, l
     table = f"{owner}-t"
     await schedule(broker, **turn(owner, table, "bob", turn_s=1.0, policy=policy))
     await asyncio.sleep(0.15)
-    done = await call(broker, subjects.TIMER_CANCEL, CancelDeadline(owner=owner, key=f"{table}:turn"), DeadlineCancelled)
+    done = await call(
+        broker, subjects.TIMER_CANCEL, CancelDeadline(owner=owner, key=f"{table}:turn"), DeadlineCancelled
+    )
     assert done.cancelled and done.time_bank_used_seconds == 0
     await asyncio.sleep(1.2)
     assert started.events == []
@@ -81,7 +94,9 @@ async def test_cancel_during_extension_deducts_only_the_part_used(timer, broker,
     await schedule(broker, **turn(owner, table, "carol", turn_s=0.3, policy=policy))
     await started.wait_for(1, timeout=WAIT)
     await asyncio.sleep(0.5)  # the player acts 0.5 s (plus the detection lag) into the bank
-    done = await call(broker, subjects.TIMER_CANCEL, CancelDeadline(owner=owner, key=f"{table}:turn"), DeadlineCancelled)
+    done = await call(
+        broker, subjects.TIMER_CANCEL, CancelDeadline(owner=owner, key=f"{table}:turn"), DeadlineCancelled
+    )
     assert done.cancelled and 0.5 <= done.time_bank_used_seconds <= 0.5 + LATE
     left = (await banks(broker, table, "carol"))["carol"]
     assert left == pytest.approx(3 - done.time_bank_used_seconds, abs=0.001)

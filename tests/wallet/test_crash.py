@@ -46,8 +46,12 @@ async def test_kill9_mid_burst_moves_each_transfer_once(services, database_url, 
     players = [f"{run}-p{i}" for i in range(TABLES)]
     for i, p in enumerate(players):
         await call_until_done(broker, s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=p), AccountOpened)
-        await call_until_done(broker, s.WALLET_BUY_IN, BuyIn(account_id=p, table_id=f"{run}-t{i}", amount=100,
-                                                              message_id=f"{run}-buy-{i}"), BuyInResult)
+        await call_until_done(
+            broker,
+            s.WALLET_BUY_IN,
+            BuyIn(account_id=p, table_id=f"{run}-t{i}", amount=100, message_id=f"{run}-buy-{i}"),
+            BuyInResult,
+        )
     done = [0]
 
     async def table(i: int) -> None:

@@ -2,27 +2,54 @@
 
 from __future__ import annotations
 
-import pytest
 
 from felt_contracts import subjects as s
 from felt_contracts.errors import ErrorCode
 from felt_contracts.wallet import (
-    AccountOpened, Balance, BalanceQuery, BuyIn, BuyInResult, CancelHand, CancelTable, CashOut, CashOutResult,
-    Commit, CommitResult, HandOutcome, Leaderboard, LeaderboardQuery, OpenAccount, Payout, SessionHistory,
-    SessionsQuery, Settle, TableCancelled,
+    AccountOpened,
+    Balance,
+    BalanceQuery,
+    BuyIn,
+    BuyInResult,
+    CancelHand,
+    CancelTable,
+    CashOut,
+    CashOutResult,
+    Commit,
+    CommitResult,
+    HandOutcome,
+    Leaderboard,
+    LeaderboardQuery,
+    OpenAccount,
+    Payout,
+    SessionHistory,
+    SessionsQuery,
+    Settle,
+    TableCancelled,
 )
-from felt_runtime.bus import BusError, call
+from felt_runtime.bus import call
 from tests.wallet.conftest import check_invariants, snapshot
+from tests.support.waiting import refused as support_refused
 
 
 async def setup_table(c, players=("a", "b"), stack=100, table="t"):
     for p in players:
         await call(c, s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=p, owner_id=f"owner-{p}"), AccountOpened)
-        await call(c, s.WALLET_BUY_IN, BuyIn(account_id=p, table_id=table, amount=stack, min_buy_in=20, max_buy_in=200), BuyInResult)
+        await call(
+            c,
+            s.WALLET_BUY_IN,
+            BuyIn(account_id=p, table_id=table, amount=stack, min_buy_in=20, max_buy_in=200),
+            BuyInResult,
+        )
 
 
 async def commit(c, who, hand, seq, amount, table="t", **kw):
-    return await call(c, s.WALLET_COMMIT, Commit(account_id=who, table_id=table, hand_id=hand, seq=seq, amount=amount, **kw), CommitResult)
+    return await call(
+        c,
+        s.WALLET_COMMIT,
+        Commit(account_id=who, table_id=table, hand_id=hand, seq=seq, amount=amount, **kw),
+        CommitResult,
+    )
 
 
 async def bal(c, who) -> Balance:
@@ -32,9 +59,7 @@ async def bal(c, who) -> Balance:
 async def refused(wallet, code: ErrorCode, subject: str, req, model=BuyInResult):
     """Assert the refusal code and that nothing in the ledger changed."""
     before = await snapshot(wallet.engine)
-    with pytest.raises(BusError) as err:
-        await call(wallet.client, subject, req, model)
-    assert err.value.code is code, err.value
+    await support_refused(call(wallet.client, subject, req, model), code)
     assert await snapshot(wallet.engine) == before
 
 
@@ -44,7 +69,9 @@ async def test_open_account_grants_200_and_is_idempotent(wallet) -> None:
     again = await call(c, s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id="a", owner_id="o"), AccountOpened)
     assert first == again and first.granted == 200
     assert (await bal(c, "a")).available == 200
-    await refused(wallet, ErrorCode.CONFLICT, s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id="a", owner_id="other"), AccountOpened)
+    await refused(
+        wallet, ErrorCode.CONFLICT, s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id="a", owner_id="other"), AccountOpened
+    )
     assert (await check_invariants(wallet.engine))["grants"] == 200
 
 
@@ -64,7 +91,12 @@ async def test_same_transfer_id_same_content_moves_once_different_content_confli
     first = await commit(c, "a", "h1", 1, 10)
     assert await commit(c, "a", "h1", 1, 10) == first
     assert (await bal(c, "a")).reserved == 90
-    await refused(wallet, ErrorCode.CONFLICT, s.WALLET_COMMIT, Commit(account_id="a", table_id="t", hand_id="h1", seq=1, amount=11))
+    await refused(
+        wallet,
+        ErrorCode.CONFLICT,
+        s.WALLET_COMMIT,
+        Commit(account_id="a", table_id="t", hand_id="h1", seq=1, amount=11),
+    )
     buy = BuyIn(account_id="a", table_id="t2", amount=50)
     await call(c, s.WALLET_CANCEL_HAND, CancelHand(table_id="t", hand_id="h1"), HandOutcome)
     r1 = await call(c, s.WALLET_BUY_IN, buy, BuyInResult)
@@ -79,8 +111,17 @@ async def test_settle_pays_winners_and_returns_unmatched_chips(wallet) -> None:
     await setup_table(c)
     await commit(c, "a", "h1", 1, 50)
     await commit(c, "b", "h1", 2, 20)
-    out = await call(c, s.WALLET_SETTLE, Settle(table_id="t", hand_id="h1", payouts=[Payout(account_id="b", amount=40)],
-                                                 returns=[Payout(account_id="a", amount=30)]), HandOutcome)
+    out = await call(
+        c,
+        s.WALLET_SETTLE,
+        Settle(
+            table_id="t",
+            hand_id="h1",
+            payouts=[Payout(account_id="b", amount=40)],
+            returns=[Payout(account_id="a", amount=30)],
+        ),
+        HandOutcome,
+    )
     assert [(t.kind.value, t.account_id, t.amount) for t in out.transfers] == [("payout", "b", 40), ("return", "a", 30)]
     assert ((await bal(c, "a")).reserved, (await bal(c, "b")).reserved) == (80, 120)
     assert (await bal(c, "a")).in_play == 0
@@ -94,8 +135,18 @@ async def test_settle_must_empty_the_escrow_exactly(wallet) -> None:
     await setup_table(c)
     await commit(c, "a", "h1", 1, 10)
     await commit(c, "b", "h1", 2, 10)
-    for payouts in ([Payout(account_id="a", amount=19)], [Payout(account_id="a", amount=21)], [Payout(account_id="zz", amount=20)]):
-        await refused(wallet, ErrorCode.INVALID_AMOUNT, s.WALLET_SETTLE, Settle(table_id="t", hand_id="h1", payouts=payouts), HandOutcome)
+    for payouts in (
+        [Payout(account_id="a", amount=19)],
+        [Payout(account_id="a", amount=21)],
+        [Payout(account_id="zz", amount=20)],
+    ):
+        await refused(
+            wallet,
+            ErrorCode.INVALID_AMOUNT,
+            s.WALLET_SETTLE,
+            Settle(table_id="t", hand_id="h1", payouts=payouts),
+            HandOutcome,
+        )
 
 
 async def test_a_hand_ends_exactly_once(wallet) -> None:
@@ -108,14 +159,37 @@ async def test_a_hand_ends_exactly_once(wallet) -> None:
     assert sorted((t.account_id, t.amount) for t in cancelled.transfers) == [("a", 10), ("b", 10)]
     settle = Settle(table_id="t", hand_id="h1", payouts=[Payout(account_id="a", amount=20)])
     await refused(wallet, ErrorCode.HAND_CLOSED, s.WALLET_SETTLE, settle, HandOutcome)
-    await refused(wallet, ErrorCode.HAND_CLOSED, s.WALLET_COMMIT, Commit(account_id="a", table_id="t", hand_id="h1", seq=3, amount=5), CommitResult)
+    await refused(
+        wallet,
+        ErrorCode.HAND_CLOSED,
+        s.WALLET_COMMIT,
+        Commit(account_id="a", table_id="t", hand_id="h1", seq=3, amount=5),
+        CommitResult,
+    )
     await commit(c, "a", "h2", 1, 10)
     await commit(c, "b", "h2", 2, 10)
-    settled = await call(c, s.WALLET_SETTLE, Settle(table_id="t", hand_id="h2", payouts=[Payout(account_id="a", amount=20)]), HandOutcome)
-    assert await call(c, s.WALLET_SETTLE, Settle(table_id="t", hand_id="h2", payouts=[Payout(account_id="a", amount=20)]), HandOutcome) == settled
-    await refused(wallet, ErrorCode.HAND_CLOSED, s.WALLET_CANCEL_HAND, CancelHand(table_id="t", hand_id="h2"), HandOutcome)
-    await refused(wallet, ErrorCode.CONFLICT, s.WALLET_SETTLE,
-                  Settle(table_id="t", hand_id="h2", payouts=[Payout(account_id="b", amount=20)]), HandOutcome)
+    settled = await call(
+        c, s.WALLET_SETTLE, Settle(table_id="t", hand_id="h2", payouts=[Payout(account_id="a", amount=20)]), HandOutcome
+    )
+    assert (
+        await call(
+            c,
+            s.WALLET_SETTLE,
+            Settle(table_id="t", hand_id="h2", payouts=[Payout(account_id="a", amount=20)]),
+            HandOutcome,
+        )
+        == settled
+    )
+    await refused(
+        wallet, ErrorCode.HAND_CLOSED, s.WALLET_CANCEL_HAND, CancelHand(table_id="t", hand_id="h2"), HandOutcome
+    )
+    await refused(
+        wallet,
+        ErrorCode.CONFLICT,
+        s.WALLET_SETTLE,
+        Settle(table_id="t", hand_id="h2", payouts=[Payout(account_id="b", amount=20)]),
+        HandOutcome,
+    )
     await check_invariants(wallet.engine)
 
 
@@ -135,7 +209,12 @@ async def test_ante_nl_1_commits_from_the_available_balance(wallet) -> None:
         await call(c, s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=p), AccountOpened)
         await commit(c, p, "h1", 1 if p == "a" else 2, 10, table="ante", from_available=True)
     assert ((await bal(c, "a")).available, (await bal(c, "a")).in_play) == (190, 10)
-    await call(c, s.WALLET_SETTLE, Settle(table_id="ante", hand_id="h1", payouts=[Payout(account_id="b", amount=20)]), HandOutcome)
+    await call(
+        c,
+        s.WALLET_SETTLE,
+        Settle(table_id="ante", hand_id="h1", payouts=[Payout(account_id="b", amount=20)]),
+        HandOutcome,
+    )
     assert ((await bal(c, "a")).available, (await bal(c, "b")).available) == (190, 210)
     await check_invariants(wallet.engine)
 
@@ -145,7 +224,12 @@ async def test_cancel_table_refunds_open_hands_once_and_cashes_out_reserves(wall
     await setup_table(c)
     await commit(c, "a", "done", 1, 10)
     await commit(c, "b", "done", 2, 10)
-    await call(c, s.WALLET_SETTLE, Settle(table_id="t", hand_id="done", payouts=[Payout(account_id="b", amount=20)]), HandOutcome)
+    await call(
+        c,
+        s.WALLET_SETTLE,
+        Settle(table_id="t", hand_id="done", payouts=[Payout(account_id="b", amount=20)]),
+        HandOutcome,
+    )
     await commit(c, "a", "open", 1, 30)
     await commit(c, "b", "open", 2, 15)
     first = await call(c, s.WALLET_CANCEL_TABLE, CancelTable(table_id="t"), TableCancelled)
@@ -165,7 +249,13 @@ async def test_cash_out_amount_or_all_closes_session_and_history(wallet) -> None
     await setup_table(c, players=("a",))
     part = await call(c, s.WALLET_CASH_OUT, CashOut(account_id="a", table_id="t", amount=30), CashOutResult)
     assert (part.reserved, part.session_closed) == (70, False)
-    await refused(wallet, ErrorCode.INSUFFICIENT_FUNDS, s.WALLET_CASH_OUT, CashOut(account_id="a", table_id="t", amount=71), CashOutResult)
+    await refused(
+        wallet,
+        ErrorCode.INSUFFICIENT_FUNDS,
+        s.WALLET_CASH_OUT,
+        CashOut(account_id="a", table_id="t", amount=71),
+        CashOutResult,
+    )
     rest = await call(c, s.WALLET_CASH_OUT, CashOut(account_id="a", table_id="t"), CashOutResult)
     assert (rest.amount, rest.session_closed, rest.available) == (70, True, 200)
     hist = await call(c, s.WALLET_SESSIONS, SessionsQuery(account_id="a"), SessionHistory)
@@ -177,13 +267,43 @@ async def test_bad_input_gets_a_stable_code_and_changes_nothing(wallet) -> None:
     c = wallet.client
     await setup_table(c, players=("a",))
     await refused(wallet, ErrorCode.NOT_FOUND, s.WALLET_BUY_IN, BuyIn(account_id="ghost", table_id="t", amount=50))
-    await refused(wallet, ErrorCode.NOT_FOUND, s.WALLET_COMMIT, Commit(account_id="ghost", table_id="t", hand_id="h", seq=1, amount=5), CommitResult)
+    await refused(
+        wallet,
+        ErrorCode.NOT_FOUND,
+        s.WALLET_COMMIT,
+        Commit(account_id="ghost", table_id="t", hand_id="h", seq=1, amount=5),
+        CommitResult,
+    )
     await refused(wallet, ErrorCode.NOT_FOUND, s.WALLET_BALANCE, BalanceQuery(account_id="ghost"), Balance)
-    await refused(wallet, ErrorCode.INVALID_AMOUNT, s.WALLET_BUY_IN, BuyIn(account_id="a", table_id="t2", amount=10, min_buy_in=20, max_buy_in=100))
-    await refused(wallet, ErrorCode.INVALID_AMOUNT, s.WALLET_BUY_IN, BuyIn(account_id="a", table_id="t2", amount=101, min_buy_in=20, max_buy_in=100))
-    await refused(wallet, ErrorCode.INSUFFICIENT_FUNDS, s.WALLET_BUY_IN, BuyIn(account_id="a", table_id="t2", amount=101))
-    await refused(wallet, ErrorCode.INSUFFICIENT_FUNDS, s.WALLET_COMMIT, Commit(account_id="a", table_id="t", hand_id="h", seq=1, amount=101), CommitResult)
-    await refused(wallet, ErrorCode.INSUFFICIENT_FUNDS, s.WALLET_COMMIT, Commit(account_id="a", table_id="nowhere", hand_id="h", seq=1, amount=1), CommitResult)
+    await refused(
+        wallet,
+        ErrorCode.INVALID_AMOUNT,
+        s.WALLET_BUY_IN,
+        BuyIn(account_id="a", table_id="t2", amount=10, min_buy_in=20, max_buy_in=100),
+    )
+    await refused(
+        wallet,
+        ErrorCode.INVALID_AMOUNT,
+        s.WALLET_BUY_IN,
+        BuyIn(account_id="a", table_id="t2", amount=101, min_buy_in=20, max_buy_in=100),
+    )
+    await refused(
+        wallet, ErrorCode.INSUFFICIENT_FUNDS, s.WALLET_BUY_IN, BuyIn(account_id="a", table_id="t2", amount=101)
+    )
+    await refused(
+        wallet,
+        ErrorCode.INSUFFICIENT_FUNDS,
+        s.WALLET_COMMIT,
+        Commit(account_id="a", table_id="t", hand_id="h", seq=1, amount=101),
+        CommitResult,
+    )
+    await refused(
+        wallet,
+        ErrorCode.INSUFFICIENT_FUNDS,
+        s.WALLET_COMMIT,
+        Commit(account_id="a", table_id="nowhere", hand_id="h", seq=1, amount=1),
+        CommitResult,
+    )
     await refused(wallet, ErrorCode.NOT_FOUND, s.WALLET_SETTLE, Settle(table_id="t", hand_id="never"), HandOutcome)
     base = {"account_id": "a", "table_id": "t", "hand_id": "h", "seq": 1}
     before = await snapshot(wallet.engine)

@@ -7,7 +7,9 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-VERSIONS = ("nlhe-1", "plhe-1", "flhe-1", "ante-nl-1", "draw5-1")
+from felt_engine.profiles import PROFILES
+
+VERSIONS = tuple(PROFILES)
 DEFAULT = "nlhe-1"
 
 

@@ -26,7 +26,9 @@ export const chips = (n) => (n ?? 0).toLocaleString("en-US");
 export function stakes(config) {
   const parts = [];
   if (config.bigBlind) parts.push(`${chips(config.smallBlind)}/${chips(config.bigBlind)}`);
-  if (config.ante) parts.push(`ante ${chips(config.ante)}`);
+  const anteBy = { big_blind: "big-blind ante", button: "button ante" }[config.anteMode] || "ante";
+  if (config.ante) parts.push(`${anteBy} ${chips(config.ante)}`);
+  if (config.straddle) parts.push(`straddle ${chips(2 * config.bigBlind)}`);
   return parts.join(" · ") || "—";
 }
 

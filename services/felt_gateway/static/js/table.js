@@ -195,8 +195,11 @@ export class TableScreen {
           onchange: (ev) => this.run({ type: "autoRebuy", enabled: ev.target.checked }, ev.target.checked ? "Auto-rebuy is on." : "Auto-rebuy is off.") }), " Auto-rebuy"));
       }
       const idle = !hand || hand.phase === "over";
-      if (config.startMode === "explicit" && idle) {
-        items.push(h("button", { id: "deal", class: "primary", "aria-label": "ready: deal the next hand", onclick: () => this.run({ type: "start" }, "Ready: the hand starts when another player is ready too.") }, me.ready ? "Ready ✓" : "Deal"));
+      // explicit tables: "Deal" between hands; while one runs, a seat not ready yet may ask to be dealt in next
+      if (config.startMode === "explicit" && (idle || !me.ready)) {
+        const label = me.ready ? "Ready ✓" : idle ? "Deal" : "Deal me in";
+        const said = idle ? "Ready: the hand starts when another player is ready too." : "Ready: you are dealt in from the next hand.";
+        items.push(h("button", { id: "deal", class: "primary", "aria-label": "ready: deal the next hand", onclick: () => this.run({ type: "start" }, said) }, label));
       }
       if (view.canShow) {
         items.push(h("button", { id: "show", "aria-label": "show your cards", onclick: () => this.run({ type: "show", handId: hand.handId }, "You showed your cards.") }, "Show cards"));

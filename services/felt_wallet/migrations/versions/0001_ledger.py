@@ -94,6 +94,14 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for name in ("wallet_outbox", "wallet_transfers", "wallet_commands", "wallet_sessions",
-                 "wallet_contributions", "wallet_hands", "wallet_ledger", "wallet_accounts"):
+    for name in (
+        "wallet_outbox",
+        "wallet_transfers",
+        "wallet_commands",
+        "wallet_sessions",
+        "wallet_contributions",
+        "wallet_hands",
+        "wallet_ledger",
+        "wallet_accounts",
+    ):
         op.drop_table(name)
