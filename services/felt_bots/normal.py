@@ -68,13 +68,9 @@ def _postflop(s: Situation, rng: random.Random) -> Action:
 
 def _draw5_bet(s: Situation, rng: random.Random) -> Action:
     cls = made(s.hole)
-    strong = cls >= (HandClass.TWO_PAIR if s.preflop else HandClass.THREE_OF_A_KIND)
-    decent = cls >= HandClass.PAIR and (
-        not s.preflop or max(c >> 2 for c in s.hole if sum(d >> 2 == c >> 2 for d in s.hole) > 1) >= 9
-    )
-    if strong:
+    if cls >= (HandClass.TWO_PAIR if s.preflop else HandClass.THREE_OF_A_KIND):
         return s.pot_bet(0.75)
-    if cls >= (HandClass.PAIR if s.preflop else HandClass.TWO_PAIR) or decent:
+    if cls >= HandClass.PAIR:
         if not s.facing_bet and s.in_position and rng.random() < 0.4:
             return s.pot_bet(0.5)
         return s.call_or_fold(s.pot_odds < 0.35)

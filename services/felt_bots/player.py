@@ -84,8 +84,7 @@ class Bot:
                 await asyncio.sleep(self.broke_recheck_seconds)
             return
         if self.should_leave(table):
-            await self.client.leave(self.table_id)
-            self.seat = None
+            await self.stand_up()
             return
         hand = table.get("hand") or {}
         busy = False
@@ -123,6 +122,16 @@ class Bot:
         self.seat = joined.seat
         self.cursor = max(self.cursor, joined.seq)
         return True
+
+    async def stand_up(self) -> None:
+        """Leave the table. A seat already gone is what was wanted: the table closes a broke
+        seat itself, so its cash-out can land between the view the bot read and its leave."""
+        try:
+            await self.client.leave(self.table_id)
+        except ApiError as exc:
+            if exc.code != "not_seated":
+                raise
+        self.seat = None
 
     def should_leave(self, table: dict[str, Any]) -> bool:
         """A seat it does not play: sat out, or a stack that cannot be dealt in."""

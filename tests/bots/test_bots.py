@@ -158,6 +158,23 @@ async def test_a_bot_that_is_sat_out_leaves_and_comes_back(room, bus) -> None:
         await rival.aclose()
 
 
+async def test_a_bot_whose_seat_the_table_already_closed_stands_up_without_an_error(room, bus) -> None:
+    """The table cashes a broke seat out itself; when that lands between the view a bot read and
+    its leave, the leave's `not_seated` is the outcome the bot wanted, not a failed call."""
+    table_id = await create_table(bus)
+    _, agent = await new_agent(room, "stander")
+    await agent.join(table_id, buy_in=100)
+    bot = Bot(agent, "stander", "stander", "easy", table_id, LEVELS["easy"], random.Random(7))
+    bot.seat = (await agent.table(table_id))["yourSeatId"]
+    await agent.leave(table_id)  # the seat goes first, as the table's own cash-out does
+    try:
+        await bot.stand_up()
+        assert bot.seat is None and bot.tally.errors == 0
+        assert (await agent.table(table_id)).get("yourSeatId") is None
+    finally:
+        await agent.aclose()
+
+
 async def test_a_decision_receives_only_the_api_response(room, bus) -> None:
     """The decision function's one input is the JSON body of the bot's own `GET
     /tables/{id}`, equal to what the gateway sent; the offline view has the same shape."""

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from felt_bots.harness import PLAYERS, PROFILES
 from felt_bots.offline import config_of, engine_action, view
 from felt_engine import apply, get_profile
-from felt_engine.testing import default_stakes, new_hand, random_action
+from felt_engine.testing import default_stakes, new_hand, random_action, stacked_deck
 
 PROFILE_LABELS = sorted(PROFILES)
 
@@ -51,3 +51,21 @@ def test_every_player_answers_legally_in_random_states(case) -> None:
         if version == "ante-nl-1":
             assert action["type"] in ("hit", "bet", "fold", "allIn"), (name, action)
         apply(state, seat, engine_action(state, seat, action))  # raises IllegalAction if not legal
+
+
+def test_a_pat_straight_or_flush_before_the_draw_is_played_not_crashed_on() -> None:
+    """Five-card draw: a made hand without a pair (the normal bot once looked for its pair's
+    rank and raised on an empty sequence, found by the property test above)."""
+    holes = {0: "2h5h7h9hJh", 1: "9dTcJdQhKd", 2: "4c5c6c7c8c"}
+    for label in ("draw5-nl", "draw5-pl", "draw5-fl"):
+        version, structure = PROFILES[label]
+        state = new_hand(version, {0: 500, 1: 500, 2: 500}, button=0, deck=stacked_deck(holes, 0), structure=structure)
+        config = config_of("t", version, default_stakes(version, structure=structure))
+        for _ in range(3):
+            seat = state.actor_seat
+            for decide in PLAYERS.values():
+                action = decide(view(state, seat, config), random.Random(seat))
+                apply(state, seat, engine_action(state, seat, action))  # raises IllegalAction if not legal
+            state, _ = apply(
+                state, seat, engine_action(state, seat, PLAYERS["normal"](view(state, seat, config), random.Random(0)))
+            )
