@@ -131,8 +131,15 @@ async def soak(room: Room, minutes: float, every: float, traced: tuple[str, ...]
         "machine_load_avg": [round(x, 1) for x in psutil.getloadavg()],
         "samples": len(next(iter(mem.values()))),
         "hands": sum(hands.values()) - sum(hands0.get(t, 0) for t in hands),
+        # the second half's slope too: what levels off (caches filling, the allocator settling) is steep
+        # early and flat late; a leak keeps its slope
         "rss_mb": {
-            n: {"first": round(v[0][1], 1), "last": round(v[-1][1], 1), "slope_mb_per_h": round(slope_per_hour(v), 2)}
+            n: {
+                "first": round(v[0][1], 1),
+                "last": round(v[-1][1], 1),
+                "slope_mb_per_h": round(slope_per_hour(v), 2),
+                "second_half_slope_mb_per_h": round(slope_per_hour(v[len(v) // 2 :]), 2),
+            }
             for n, v in mem.items()
         },
         "stream_mb": {
@@ -141,7 +148,12 @@ async def soak(room: Room, minutes: float, every: float, traced: tuple[str, ...]
         },
         "consumer_backlog": {n: {"max": max(v), "last": v[-1]} for n, v in lag.items()},
         "fds": {
-            n: {"first": int(v[0][1]), "last": int(v[-1][1]), "slope_per_h": round(slope_per_hour(v), 2)}
+            n: {
+                "first": int(v[0][1]),
+                "last": int(v[-1][1]),
+                "slope_per_h": round(slope_per_hour(v), 2),
+                "second_half_slope_per_h": round(slope_per_hour(v[len(v) // 2 :]), 2),
+            }
             for n, v in fds.items()
         },
         # where the Python memory that stayed from the first sample to the last was allocated
