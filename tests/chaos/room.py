@@ -215,11 +215,17 @@ class Room:
                     return False
         return True
 
-    async def hands_played(self) -> dict[str, int]:
-        """handsPlayed of every table with two or more players (from the public lobby)."""
+    async def hands_played(self, patience: float = 30) -> dict[str, int]:
+        """handsPlayed of every table with two or more players (from the public lobby). Right
+        after a restart the lobby may answer 503 for a moment (the gateway's call to the table
+        service timed out): it is asked again for up to `patience` seconds, then the refusal raises."""
+        deadline = time.monotonic() + patience
         async with httpx.AsyncClient(timeout=5) as c:
-            tables = (await c.get(f"{self.gateway_url}/api/v2/poker/tables")).json()["tables"]
-        return {t["tableId"]: t["handsPlayed"] for t in tables if t["players"] >= 2}
+            while (r := await c.get(f"{self.gateway_url}/api/v2/poker/tables")).status_code != 200:
+                if time.monotonic() > deadline:
+                    r.raise_for_status()
+                await asyncio.sleep(0.5)
+        return {t["tableId"]: t["handsPlayed"] for t in r.json()["tables"] if t["players"] >= 2}
 
 
 class Watcher:
