@@ -73,14 +73,22 @@ class Recent:
             return BusError(
                 ErrorCode.CONFLICT, "this message_id was used for another command", reason="message_id_reused"
             )
-        return seen[1]
+        return _bare(seen[1])
 
     def put(self, message_id: str, command: Any, outcome: TableResult | BusError) -> None:
         if isinstance(outcome, BusError) and recovery.retryable(outcome):
             return
-        self.outcomes[message_id] = (fingerprint(command, type(command).__name__), outcome)
+        self.outcomes[message_id] = (fingerprint(command, type(command).__name__), _bare(outcome))
         while len(self.outcomes) > self.size:
             self.outcomes.popitem(last=False)
+
+
+def _bare(outcome: TableResult | BusError) -> TableResult | BusError:
+    """A refusal as a new exception without a traceback: a kept one would hold the failed
+    handler's frames (and their locals) alive, and each replay raised would lengthen it."""
+    if isinstance(outcome, BusError):
+        return BusError(outcome.code, outcome.message, **outcome.details)
+    return outcome
 
 
 async def _timer_silent(t: Table) -> None:
