@@ -65,3 +65,6 @@ def configure_logging(service: str, level: str = "INFO") -> None:
         lg = logging.getLogger(name)
         lg.handlers[:] = []
         lg.propagate = True
+    # httpx logs every request a client makes at INFO (most of the bots' log, and the gateway's
+    # access log says the same); shown only when debugging
+    logging.getLogger("httpx").setLevel(logging.DEBUG if root.level <= logging.DEBUG else logging.WARNING)

@@ -71,10 +71,11 @@ async def test_100_seeded_hands_with_wallet_table_and_limits_killed_keep_every_c
     players = [(await player(bus))[0] for _ in range(3)]
     victims = VICTIMS[:]
     rng.shuffle(victims)
-    plan = dict(zip(sorted(rng.sample(range(HANDS), len(victims))), victims))  # hand number -> victim
+    # (hand number, victim), soonest first; a kill whose hand ended before its action is made in the next hand
+    plan = list(zip(sorted(rng.sample(range(HANDS), len(victims))), victims))
     kills: Counter[str] = Counter()
     started = 0
-    while started < HANDS:
+    while started < HANDS or plan:
         try:
             await seat_everyone(bus, t, players)
             await cmd(bus, t, Start(participant_id=players[0]))
@@ -94,7 +95,7 @@ async def test_100_seeded_hands_with_wallet_table_and_limits_killed_keep_every_c
             act = pick(rng, mine, ante=False)
             if act is None:
                 break
-            victim = plan.pop(started - 1, None) if actions == kill_at else None
+            victim = plan.pop(0)[1] if actions == kill_at and plan and plan[0][0] < started else None
             actions += 1
             if victim:
                 money_stack[victim].kill9()
