@@ -3,7 +3,7 @@
 - `Feed`: one per watched table, one core-NATS subscription (`felt.evt.table.<id>.>`: the
   table's public subject and every participant's private subject) on the broker's own nats-py
   connection, however many sockets and long-polls watch the table. It keeps the table's last
-  numbered events in order (`base + 1 .. top`, at most `KEEP`), each with its public copy and
+  numbered events in order (`base + 1 .. top`, at most `keep`), each with its public copy and
   any private copies. Which participant has a private copy of a seq is the table's mark (the
   `PRIVATE_COPY` header, felt_contracts.table): the feed knows no event kinds. A listener reads what *it* may see after its own `seq` straight from
   memory: public copies for everyone, a participant's private copy only for that participant.
@@ -44,7 +44,9 @@ log = logging.getLogger("felt.gateway.hub")
 
 Listener = Callable[[str, bytes], None]
 
-KEEP = 2048  # events kept per table feed (a listener further behind asks the table)
+#: events kept per table feed (a listener further behind asks the table): each costs ~1 KB with
+#: its camelCase copies, so a gateway watching a table holds ~2 MB for it at the default
+KEEP = 2048
 LINGER = 30.0  # seconds a feed stays subscribed after its last listener left (long-poll loops)
 MAX_IDLE = 256  # feeds lingering without listeners, at most
 
@@ -85,8 +87,9 @@ class Read:
 
 
 class Feed:
-    def __init__(self, table_id: str) -> None:
+    def __init__(self, table_id: str, keep: int = KEEP) -> None:
         self.table_id = table_id
+        self.keep = keep
         public = subjects.table_public_events(table_id)
         self.public_subject = public
         self.private_prefix = subjects.table_seat_events(table_id, "")
@@ -162,7 +165,7 @@ class Feed:
         else:  # private-only (preaction, auto_rebuy): invisible to everyone else
             item = Item(n, None, None, {to: camel(ev)})
         self.items.append(item)
-        if len(self.items) > KEEP:
+        if len(self.items) > self.keep:
             self.items.popleft()
             self.base += 1
         self.notify()
@@ -268,9 +271,10 @@ async def replay(feed: Feed, bus: Bus, viewer: str, last_seq: int) -> Batch | No
 
 
 class Hub:
-    def __init__(self, broker: NatsBroker, linger: float = LINGER) -> None:
+    def __init__(self, broker: NatsBroker, linger: float = LINGER, keep: int = KEEP) -> None:
         self.broker = broker
         self.linger = linger
+        self.keep = keep
         self._subs: dict[str, Any] = {}
         self._listeners: dict[str, set[Listener]] = {}
         self._feeds: dict[str, Feed] = {}
@@ -286,7 +290,7 @@ class Hub:
         async with self._lock:
             feed = self._feeds.get(table_id)
             if feed is None:
-                feed = Feed(table_id)
+                feed = Feed(table_id, self.keep)
                 feed.sub = await self._client().subscribe(feed.wildcard, cb=feed.on_msg)
                 self._feeds[table_id] = feed
             if feed.linger is not None:
