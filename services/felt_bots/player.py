@@ -3,8 +3,11 @@ decision function over exactly the view the API returned, start hands at explici
 tables, and leave when it would hold a seat it does not play (broke, below the ante, sat out).
 
 The loop reads the view, acts if it is its turn, then long-polls the table's events (which
-also counts its hands and any turn its clock ended). A restart of the table clears the seat;
-the client sits down again, or the bot does once it can afford it.
+also counts its hands and any turn its clock ended). The view is read again only when the
+events call for it: its own turn, or anything besides the play of a hand (a hand's end, a seat
+taken or freed, a pause) or a quiet long-poll; reading it after every event was most of what
+the bots asked of the gateway. A restart of the table clears the seat; the client sits down
+again, or the bot does once it can afford it.
 """
 
 from __future__ import annotations
@@ -13,15 +16,18 @@ import asyncio
 import logging
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from felt_bots.levels import Decide
 from felt_client import ApiError, Conflict, FeltClient
 from felt_contracts.bots import BotInfo, Level
+from felt_contracts.names import OperationKind
 
 log = logging.getLogger("felt.bots.player")
 #: refusals that mean the hand or seat is gone, not that the action was wrong
 GONE = frozenset({"hand_closed", "not_seated"})
+#: the play of a hand: after these the bot has nothing to look at unless one starts its turn
+PLAY = frozenset(get_args(OperationKind)) - {"hand_end"} | {"turn", "time_bank", "preaction"}
 
 
 @dataclass
@@ -49,6 +55,8 @@ class Bot:
     tally: Tally = field(default_factory=Tally)
     seat: int | None = None
     cursor: int = 0
+    stale: bool = True  # read the view before the next long-poll
+    views: int = 0  # times it read the view
 
     def info(self) -> BotInfo:
         return BotInfo(
@@ -69,6 +77,7 @@ class Bot:
                 raise
             except ApiError as exc:
                 self.tally.errors += 1
+                self.stale = True  # whatever happened meanwhile, the view says
                 log.warning(
                     "bot call failed",
                     extra={"bot": self.name, "table": self.table_id, "code": exc.code, "error": exc.message},
@@ -76,27 +85,35 @@ class Bot:
                 await asyncio.sleep(1.0)
 
     async def step(self) -> None:
+        if self.seat is None or self.stale:
+            await self.look()
+            if self.seat is None:
+                return
+        page = await self.client.events(self.table_id, after=self.cursor, wait=self.wait_seconds)
+        self.observe(page.events)
+        self.cursor = page.last_seq
+        self.stale = not page.events or any(self.calls_for_a_look(ev) for ev in page.events)
+
+    def calls_for_a_look(self, event: dict[str, Any]) -> bool:
+        turn = event.get("turn") or {}
+        return event.get("kind") not in PLAY or (turn.get("seat") == self.seat and self.seat is not None)
+
+    async def look(self) -> None:
+        """Read the view and do what it calls for: sit down, leave, act, or start a hand."""
+        self.views += 1
         view = await self.client.view(self.table_id)
         table = view.get("table") or {}
         self.seat = table.get("yourSeatId")
         if self.seat is None:
             if not await self.sit_down(table):
                 await asyncio.sleep(self.broke_recheck_seconds)
-            return
-        if self.should_leave(table):
+        elif self.should_leave(table):
             await self.stand_up()
-            return
-        hand = table.get("hand") or {}
-        busy = False
-        if hand.get("legalActions") and hand.get("actorSeatId") == self.seat:
+        elif (hand := table.get("hand") or {}).get("legalActions") and hand.get("actorSeatId") == self.seat:
             await self.act(view)
-            busy = True
         elif self.may_start(table):
             await asyncio.sleep(self.pause_seconds)
-            busy = await self.start()
-        page = await self.client.events(self.table_id, after=self.cursor, wait=0 if busy else self.wait_seconds)
-        self.observe(page.events)
-        self.cursor = page.last_seq
+            await self.start()
 
     async def sit_down(self, table: dict[str, Any]) -> bool:
         """Join with what it can afford (the table's maximum at most); False when broke."""
@@ -152,14 +169,12 @@ class Bot:
         explicit = (table.get("config") or {}).get("startMode") == "explicit"
         return explicit and hand.get("phase") in (None, "over") and len(table.get("seats", [])) >= 2
 
-    async def start(self) -> bool:
+    async def start(self) -> None:
         try:
             await self.client.start(self.table_id)
         except ApiError as exc:
-            if exc.code == "conflict":
-                return False  # not enough ready yet, or someone else started it
-            raise
-        return True
+            if exc.code != "conflict":  # conflict: not enough ready yet, or someone else started it
+                raise
 
     async def act(self, view: dict[str, Any]) -> None:
         hand = view["table"]["hand"]

@@ -175,6 +175,49 @@ async def test_a_bot_whose_seat_the_table_already_closed_stands_up_without_an_er
         await agent.aclose()
 
 
+async def test_a_bot_reads_the_view_on_its_turn_not_after_every_event(room, bus) -> None:
+    """The view is read when the events call for it (its turn, a hand's end, a seat change), so
+    a bot asks for it about once per action and hand, not after every batch of events (at three
+    seats that was twice as many reads)."""
+    table_id = await create_table(bus)
+    views: dict[str, int] = {}
+
+    def counting(name: str):
+        async def count(request: httpx.Request) -> None:
+            if request.method == "GET" and request.url.path == f"/api/v2/poker/tables/{table_id}":
+                views[name] = views.get(name, 0) + 1
+
+        return count
+
+    clients = []
+    names = ("reader", "rival", "third")
+    for name in names:
+        _, agent = await new_agent(room, name)
+        key = agent.credential
+        await agent.aclose()
+        clients.append(FeltClient(room.url, api_key=key, event_hooks={"request": [counting(name)]}))
+    bots = [
+        Bot(c, name, name, "normal", table_id, LEVELS["normal"], random.Random(i), pause_seconds=0)
+        for i, (name, c) in enumerate(zip(names, clients))
+    ]
+    tasks = [asyncio.create_task(b.run()) for b in bots]
+    try:
+        deadline = time.monotonic() + 60
+        while min(b.tally.hands for b in bots) < 10 and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for c in clients:
+            await c.aclose()
+    for b in bots:
+        print(f"{b.name}: {views[b.name]} views, {b.tally.actions} actions, {b.tally.hands} hands")
+        assert b.tally.hands >= 10 and b.tally.errors == 0
+        # about one per own turn and one per hand's end (reading after every batch was ~2 of each)
+        assert views[b.name] <= 1.5 * (b.tally.actions + b.tally.hands)
+
+
 async def test_a_decision_receives_only_the_api_response(room, bus) -> None:
     """The decision function's one input is the JSON body of the bot's own `GET
     /tables/{id}`, equal to what the gateway sent; the offline view has the same shape."""
