@@ -175,37 +175,33 @@ class Limits:
         }
         keys = [(scope.value, scope_id) for scope, scope_id, _ in scopes]
         counted = list(dict.fromkeys((c.value, i) for _, _, (c, i) in scopes))
-        async with self.engine.connect() as conn:  # a few reads, only of what this kind needs
-            frozen = await store.get_freezes_many(conn, keys)
-            for scope, scope_id, _ in scopes:
-                if (scope.value, scope_id) in frozen:
-                    raise BusError(
-                        ErrorCode.FROZEN,
-                        f"{scope.value} {scope_id} is frozen",
-                        scope=scope.value,
-                        scope_id=scope_id,
-                        reason=frozen[(scope.value, scope_id)],
-                    )
-            session = (
-                await store.get_session(conn, req.session_id)
-                if req.session_id and SESSION_LIMITS & wants.keys()
-                else None
+        async with self.engine.connect() as conn:  # one statement, of only what this kind needs
+            reads = await store.read_check(
+                conn,
+                keys,
+                counted,
+                day if DAILY_LIMITS & wants.keys() else None,
+                req.session_id if req.session_id and SESSION_LIMITS & wants.keys() else None,
+                exposure=LimitName.RESERVED_EXPOSURE in wants,
             )
-            rows = await store.get_caps_many(conn, keys)
-            days = await store.get_daily_many(conn, counted, day) if DAILY_LIMITS & wants.keys() else {}
-            exposure = (
-                {k: await store.get_exposure(conn, *k) for k in counted} if LimitName.RESERVED_EXPOSURE in wants else {}
-            )
-        hands = int(session.hands) if session is not None else 0
-        session_wager = int(session.wager) if session is not None else 0
+        for scope, scope_id, _ in scopes:
+            if (scope.value, scope_id) in reads.frozen:
+                raise BusError(
+                    ErrorCode.FROZEN,
+                    f"{scope.value} {scope_id} is frozen",
+                    scope=scope.value,
+                    scope_id=scope_id,
+                    reason=reads.frozen[(scope.value, scope_id)],
+                )
+        hands, session_wager = reads.session or (0, 0)
         for scope, scope_id, (c, i) in scopes:
             defaults = self.defaults if scope is Scope.OWNER else {}
             caps = {
-                limit: effective(rows[(scope.value, scope_id)].get(limit.value), defaults.get(limit), now)
+                limit: effective(reads.caps[(scope.value, scope_id)].get(limit.value), defaults.get(limit), now)
                 for limit in wants
             }
-            buy_in, wager = days.get((c.value, i), (0, 0))
-            usage = Usage(buy_in, wager, exposure.get((c.value, i), 0), hands, session_wager)
+            buy_in, wager = reads.daily.get((c.value, i), (0, 0))
+            usage = Usage(buy_in, wager, reads.exposure.get((c.value, i), 0), hands, session_wager)
             for limit, amount in wants.items():
                 cap = caps[limit].value
                 used = usage.of(limit) + held[c, i, limit]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -171,47 +172,109 @@ async def get_daily(conn: AsyncConnection, scope: str, scope_id: str, day: date)
     return (int(row.buy_in), int(row.wager)) if row else (0, 0)
 
 
-async def get_daily_many(
-    conn: AsyncConnection, keys: list[tuple[str, str]], day: date
-) -> dict[tuple[str, str], tuple[int, int]]:
-    """Daily (buy-in, wager) of several (scope, id) at once; missing ones are (0, 0)."""
-    rows = (
-        await conn.execute(
-            sa.select(daily.c.scope, daily.c.scope_id, daily.c.buy_in, daily.c.wager).where(
-                daily.c.day == day, sa.or_(*(sa.and_(daily.c.scope == k, daily.c.scope_id == i) for k, i in keys))
+class CapRow(NamedTuple):
+    """An explicit cap as `policy.effective` reads it."""
+
+    cap: int | None
+    pending_cap: int | None
+    pending_effective_at: datetime | None
+
+
+@dataclass
+class CheckReads:
+    """Everything one check reads: frozen (scope, id) with their reason, explicit caps by (scope,
+    id) and limit name, daily (buy-in, wager) and reserved exposure by counted (scope, id), and
+    the session's (hands, wager)."""
+
+    frozen: dict[tuple[str, str], str]
+    caps: dict[tuple[str, str], dict[str, CapRow]]
+    daily: dict[tuple[str, str], tuple[int, int]]
+    exposure: dict[tuple[str, str], int]
+    session: tuple[int, int] | None
+
+
+def _scoped(table: sa.Table, keys: list[tuple[str, str]]) -> sa.ColumnElement[bool]:
+    return sa.or_(*(sa.and_(table.c.scope == k, table.c.scope_id == i) for k, i in keys))
+
+
+async def read_check(
+    conn: AsyncConnection,
+    keys: list[tuple[str, str]],
+    counted: list[tuple[str, str]],
+    day: date | None,
+    session_id: str | None,
+    exposure: bool,
+) -> CheckReads:
+    """What a check needs, in one statement (a UNION ALL of the caps, freezes, and where asked
+    for the daily counters of `day`, the exposure of each counted scope and the session): one
+    round trip to the database instead of five, each of which was its own compile and thread hop.
+    Columns: tag, scope, scope id, name (limit, or freeze reason), two numbers, an instant."""
+    text, number = sa.String(), sa.BigInteger()
+
+    def part(tag: str, scope: Any, scope_id: Any, name: Any, n1: Any, n2: Any, at: Any = None) -> sa.Select[Any]:
+        at = sa.cast(sa.null(), sa.DateTime(timezone=True)) if at is None else at
+        return sa.select(sa.literal(tag, text), scope, scope_id, name, n1, n2, at)
+
+    none = sa.cast(sa.null(), number)
+    parts = [  # the caps first: the union's column types are the first select's
+        part(
+            "cap",
+            caps.c.scope,
+            caps.c.scope_id,
+            caps.c.limit_name,
+            caps.c.cap,
+            caps.c.pending_cap,
+            caps.c.pending_effective_at,
+        ).where(_scoped(caps, keys)),
+        part("freeze", freezes.c.scope, freezes.c.scope_id, freezes.c.reason, none, none).where(
+            freezes.c.frozen.is_(True), _scoped(freezes, keys)
+        ),
+    ]
+    if day is not None:
+        parts.append(
+            part("daily", daily.c.scope, daily.c.scope_id, sa.literal("", text), daily.c.buy_in, daily.c.wager).where(
+                daily.c.day == day, _scoped(daily, counted)
             )
         )
-    ).all()
-    found = {(r.scope, r.scope_id): (int(r.buy_in), int(r.wager)) for r in rows}
-    return {k: found.get(k, (0, 0)) for k in keys}
-
-
-async def get_caps_many(
-    conn: AsyncConnection, keys: list[tuple[str, str]]
-) -> dict[tuple[str, str], dict[str, sa.Row[Any]]]:
-    """The explicit caps of several (scope, id) at once, by limit name."""
-    rows = (
-        await conn.execute(
-            sa.select(caps).where(sa.or_(*(sa.and_(caps.c.scope == k, caps.c.scope_id == i) for k, i in keys)))
+    if exposure:
+        for scope, scope_id in counted:
+            column = sessions.c.owner_id if scope == "owner" else sessions.c.account_id
+            parts.append(
+                part(
+                    "exposure",
+                    sa.literal(scope, text),
+                    sa.literal(scope_id, text),
+                    sa.literal("", text),
+                    sa.cast(sa.func.coalesce(sa.func.sum(_reserved()), 0), number),
+                    none,
+                ).where(column == scope_id, sessions.c.closed.is_(False))
+            )
+    if session_id is not None:
+        parts.append(
+            part(
+                "session",
+                sa.literal("", text),
+                sessions.c.session_id,
+                sa.literal("", text),
+                sessions.c.hands,
+                sessions.c.wager,
+            ).where(sessions.c.session_id == session_id)
         )
-    ).all()
-    out: dict[tuple[str, str], dict[str, sa.Row[Any]]] = {k: {} for k in keys}
-    for row in rows:
-        out[(row.scope, row.scope_id)][row.limit_name] = row
+    out = CheckReads({}, {k: {} for k in keys}, {k: (0, 0) for k in counted}, {}, None)
+    for tag, scope, scope_id, name, n1, n2, at in (await conn.execute(sa.union_all(*parts))).all():
+        if tag == "cap":
+            out.caps[(scope, scope_id)][name] = CapRow(
+                None if n1 is None else int(n1), None if n2 is None else int(n2), at
+            )
+        elif tag == "freeze":
+            out.frozen[(scope, scope_id)] = name
+        elif tag == "daily":
+            out.daily[(scope, scope_id)] = (int(n1), int(n2))
+        elif tag == "exposure":
+            out.exposure[(scope, scope_id)] = int(n1)
+        else:
+            out.session = (int(n1), int(n2))
     return out
-
-
-async def get_freezes_many(conn: AsyncConnection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """The frozen ones among several (scope, id), with their reason."""
-    rows = (
-        await conn.execute(
-            sa.select(freezes.c.scope, freezes.c.scope_id, freezes.c.reason).where(
-                freezes.c.frozen.is_(True),
-                sa.or_(*(sa.and_(freezes.c.scope == k, freezes.c.scope_id == i) for k, i in keys)),
-            )
-        )
-    ).all()
-    return {(r.scope, r.scope_id): r.reason for r in rows}
 
 
 def _reserved() -> sa.ColumnElement[Any]:

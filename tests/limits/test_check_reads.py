@@ -1,0 +1,97 @@
+"""A check reads everything it needs in one statement (`store.read_check`, a UNION ALL): the
+caps in force (a pending raise not yet), the freezes, the daily counters, the reserved exposure
+and the session, each from its own table, on SQLite and PostgreSQL. Five round trips per check
+were most of limits' CPU in the profiles (docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from felt_contracts.base import new_id
+from felt_contracts.errors import ErrorCode
+from felt_contracts.limits import CheckKind, LimitName, LimitsCheck
+from felt_contracts.wallet import TransferEvent, TransferKind
+from felt_limits import store
+from felt_limits.clock import SystemClock
+from felt_limits.counters import apply_events
+from felt_limits.policy import Limits
+from felt_limits.settings import LimitsSettings
+from felt_runtime.bus import BusError
+from felt_runtime.db import create_engine, migrate
+
+
+def event(kind: TransferKind, owner: str, session: str, amount: int, hand: str | None = None) -> TransferEvent:
+    return TransferEvent(
+        event_id=new_id(),
+        transfer_id=new_id(),
+        kind=kind,
+        account_id=f"{owner}-p",
+        owner_id=owner,
+        session_id=session,
+        table_id="t1",
+        hand_id=hand,
+        amount=amount,
+        at=datetime.now(UTC),
+    )
+
+
+async def test_a_check_is_one_statement_that_reads_every_table(database_url: str) -> None:
+    engine = create_engine(database_url)
+    statements: list[str] = []
+    sa.event.listen(engine.sync_engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    try:
+        await migrate(engine, "felt_limits", "limits")
+        owner, session, clock = new_id(), new_id(), SystemClock()
+        participant = f"{owner}-p"
+        played = [event(TransferKind.COMMIT, owner, session, 2, f"h{i}") for i in range(3)]
+        await apply_events(engine, clock, [event(TransferKind.BUY_IN, owner, session, 150), *played])
+        now = datetime.now(UTC)
+        async with engine.begin() as conn:  # a participant cap of 40 with a raise to 90 pending
+            await conn.execute(
+                sa.insert(store.caps),
+                [
+                    dict(
+                        scope="participant",
+                        scope_id=participant,
+                        limit_name=name,
+                        cap=40,
+                        pending_cap=90,
+                        pending_effective_at=now + timedelta(hours=1),
+                        updated_at=now,
+                    )
+                    for name in ("daily_wager", "reserved_exposure", "session_hands")
+                ],
+            )
+        limits = Limits(engine, clock, LimitsSettings())
+
+        def ask(kind: CheckKind, **kw: object) -> LimitsCheck:
+            return LimitsCheck(kind=kind, owner_id=owner, participant_id=participant, session_id=session, **kw)
+
+        statements.clear()
+        wager = await limits.check(ask(CheckKind.WAGER, amount=4))
+        start = await limits.check(ask(CheckKind.START_HAND))
+        with pytest.raises(BusError) as exposed:  # 150 reserved in the open session, over the cap of 40
+            await limits.check(ask(CheckKind.BUY_IN, amount=10))
+        assert len(statements) == 3 and all("UNION ALL" in s for s in statements), statements
+        assert wager.headroom[LimitName.DAILY_WAGER] == 40 - 6  # the participant's cap binds, not the owner's
+        assert start.headroom[LimitName.SESSION_HANDS] == 40 - 3
+        assert exposed.value.details["limit"] == "reserved_exposure" and exposed.value.details["used"] == 150
+        with pytest.raises(BusError) as over:
+            await limits.check(ask(CheckKind.WAGER, amount=35))
+        assert over.value.code is ErrorCode.LIMIT_EXCEEDED and over.value.details["used"] == 6
+
+        async with engine.begin() as conn:
+            await conn.execute(
+                sa.insert(store.freezes),
+                [dict(scope="owner", scope_id=owner, frozen=True, reason="a break", updated_at=now)],
+            )
+        statements.clear()
+        with pytest.raises(BusError) as frozen:
+            await limits.check(ask(CheckKind.WAGER, amount=1))
+        assert frozen.value.code is ErrorCode.FROZEN and frozen.value.details["reason"] == "a break"
+        assert len(statements) == 1
+    finally:
+        await engine.dispose()
