@@ -67,8 +67,8 @@ async def test_a_check_is_one_statement_that_reads_every_table(database_url: str
             )
         limits = Limits(engine, clock, LimitsSettings())
 
-        def ask(kind: CheckKind, **kw: object) -> LimitsCheck:
-            return LimitsCheck(kind=kind, owner_id=owner, participant_id=participant, session_id=session, **kw)
+        def ask(kind: CheckKind, amount: int | None = None) -> LimitsCheck:
+            return LimitsCheck(kind=kind, owner_id=owner, participant_id=participant, session_id=session, amount=amount)
 
         statements.clear()
         wager = await limits.check(ask(CheckKind.WAGER, amount=4))
