@@ -56,7 +56,6 @@ class Bot:
     seat: int | None = None
     cursor: int = 0
     stale: bool = True  # read the view before the next long-poll
-    views: int = 0  # times it read the view
 
     def info(self) -> BotInfo:
         return BotInfo(
@@ -100,7 +99,6 @@ class Bot:
 
     async def look(self) -> None:
         """Read the view and do what it calls for: sit down, leave, act, or start a hand."""
-        self.views += 1
         view = await self.client.view(self.table_id)
         table = view.get("table") or {}
         self.seat = table.get("yourSeatId")

@@ -44,9 +44,6 @@ log = logging.getLogger("felt.gateway.hub")
 
 Listener = Callable[[str, bytes], None]
 
-#: events kept per table feed (a listener further behind asks the table): each costs ~1 KB with
-#: its camelCase copies, so a gateway watching a table holds ~2 MB for it at the default
-KEEP = 2048
 LINGER = 30.0  # seconds a feed stays subscribed after its last listener left (long-poll loops)
 MAX_IDLE = 256  # feeds lingering without listeners, at most
 
@@ -87,7 +84,8 @@ class Read:
 
 
 class Feed:
-    def __init__(self, table_id: str, keep: int = KEEP) -> None:
+    def __init__(self, table_id: str, keep: int) -> None:
+        """`keep`: events kept (`FELT_GATEWAY_FEED_KEEP_EVENTS`); a listener further behind asks the table."""
         self.table_id = table_id
         self.keep = keep
         public = subjects.table_public_events(table_id)
@@ -271,7 +269,7 @@ async def replay(feed: Feed, bus: Bus, viewer: str, last_seq: int) -> Batch | No
 
 
 class Hub:
-    def __init__(self, broker: NatsBroker, linger: float = LINGER, keep: int = KEEP) -> None:
+    def __init__(self, broker: NatsBroker, keep: int, linger: float = LINGER) -> None:
         self.broker = broker
         self.linger = linger
         self.keep = keep

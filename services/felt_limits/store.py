@@ -238,16 +238,16 @@ async def read_check(
         )
     if exposure:
         for scope, scope_id in counted:
-            column = sessions.c.owner_id if scope == "owner" else sessions.c.account_id
+            total, where = _exposure(scope, scope_id)
             parts.append(
                 part(
                     "exposure",
                     sa.literal(scope, text),
                     sa.literal(scope_id, text),
                     sa.literal("", text),
-                    sa.cast(sa.func.coalesce(sa.func.sum(_reserved()), 0), number),
+                    sa.cast(total, number),
                     none,
-                ).where(column == scope_id, sessions.c.closed.is_(False))
+                ).where(where)
             )
     if session_id is not None:
         parts.append(
@@ -260,7 +260,7 @@ async def read_check(
                 sessions.c.wager,
             ).where(sessions.c.session_id == session_id)
         )
-    out = CheckReads({}, {k: {} for k in keys}, {k: (0, 0) for k in counted}, {}, None)
+    out = CheckReads({}, {k: {} for k in keys}, {}, {}, None)
     for tag, scope, scope_id, name, n1, n2, at in (await conn.execute(sa.union_all(*parts))).all():
         if tag == "cap":
             out.caps[(scope, scope_id)][name] = CapRow(
@@ -277,23 +277,19 @@ async def read_check(
     return out
 
 
-def _reserved() -> sa.ColumnElement[Any]:
-    return sa.case(
+def _exposure(scope: str, scope_id: str) -> tuple[sa.ColumnElement[Any], sa.ColumnElement[bool]]:
+    """A scope's reserved exposure: the chips reserved in its open sessions, the sum of
+    max(0, buy-ins - cash-outs); (the sum, the rows it is over)."""
+    column = sessions.c.owner_id if scope == "owner" else sessions.c.account_id
+    reserved = sa.case(
         (sessions.c.bought_in > sessions.c.cashed_out, sessions.c.bought_in - sessions.c.cashed_out), else_=0
     )
+    return sa.func.coalesce(sa.func.sum(reserved), 0), sa.and_(column == scope_id, sessions.c.closed.is_(False))
 
 
 async def get_exposure(conn: AsyncConnection, scope: str, scope_id: str) -> int:
-    """Chips reserved in the scope's open sessions: sum of max(0, buy-ins - cash-outs)."""
-    column = sessions.c.owner_id if scope == "owner" else sessions.c.account_id
-    total = (
-        await conn.execute(
-            sa.select(sa.func.coalesce(sa.func.sum(_reserved()), 0)).where(
-                column == scope_id, sessions.c.closed.is_(False)
-            )
-        )
-    ).scalar_one()
-    return int(total)
+    total, where = _exposure(scope, scope_id)
+    return int((await conn.execute(sa.select(total).where(where))).scalar_one())
 
 
 async def get_session(conn: AsyncConnection, session_id: str) -> sa.Row[Any] | None:
