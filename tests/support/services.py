@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import psutil
 
 from felt_runtime import infra
 
@@ -26,12 +27,14 @@ class ServiceProcess:
     log: Path
     module: str = ""
     process: subprocess.Popen | None = None
+    logged: int = 0  # the log's size when the process was last started
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        self.logged = self.log.stat().st_size if self.log.exists() else 0
         self.process = subprocess.Popen(
             [sys.executable, "-m", self.module or f"felt_{self.name}"],
             env=self.env,
@@ -41,18 +44,42 @@ class ServiceProcess:
         )
 
     def wait_ready(self, timeout: float = 30.0) -> None:
+        """Until its `/readyz` answers 200 from its own process. `free_port()` is free only when
+        asked: another worker's process may take the port first and answer `/readyz` for it (a
+        stack once ran without its wallet that way), so the port must be this process's, and a
+        service that found its port taken is started again on another."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.process is not None
             if self.process.poll() is not None:
+                if "address already in use" in self.new_output().lower():
+                    self.port = infra.free_port()
+                    self.env["FELT_HTTP_PORT"] = str(self.port)
+                    self.start()
+                    continue
                 raise RuntimeError(f"{self.name} exited with {self.process.returncode}:\n{self.tail()}")
             try:
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200 and self.listens():
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
         raise RuntimeError(f"{self.name} not ready within {timeout}s:\n{self.tail()}")
+
+    def listens(self) -> bool:
+        """This process (not another one) listens on the service's port."""
+        assert self.process is not None
+        try:
+            conns = psutil.Process(self.process.pid).net_connections("tcp")
+        except psutil.Error:
+            return False
+        return any(c.status == psutil.CONN_LISTEN and c.laddr.port == self.port for c in conns)
+
+    def new_output(self) -> str:
+        """What the log got since the last start."""
+        with self.log.open("rb") as f:
+            f.seek(self.logged)
+            return f.read().decode(errors="replace")
 
     def kill9(self) -> None:
         """Crash it: no shutdown hooks, no goodbyes."""
