@@ -60,6 +60,13 @@ def stack(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactor
 
 
 CALL_TIMEOUT = 1.0  # the money stack's call timeout to wallet/limits/timer (SIGSTOP tests stay short)
+MONEY_ENV = {
+    **TABLE_ENV,
+    "felt_table_call_timeout": str(CALL_TIMEOUT),
+    # its auto tables play themselves by turn timeouts: two in a row would sit a seat out and
+    # stop the table (a wallet kill that landed a hand later once left nothing to deal)
+    "felt_table_absent_timeouts": "100",
+}
 
 
 @dataclass
@@ -94,9 +101,7 @@ def money_stack(
     proxy = ReplyHoldingProxy((u.hostname or "127.0.0.1", u.port or 4222))
     runner = ServiceRunner(nats_url, redis_url, work)
     try:
-        procs = start_stack(
-            runner, url, wallet_nats_url=proxy.url, base={**TABLE_ENV, "felt_table_call_timeout": str(CALL_TIMEOUT)}
-        )
+        procs = start_stack(runner, url, wallet_nats_url=proxy.url, base=MONEY_ENV)
         yield MoneyStack(procs, url, proxy)
     finally:
         runner.stop_all()
