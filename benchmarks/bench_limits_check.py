@@ -1,18 +1,23 @@
 """CPU per limits check, in process over a SQLite file (the check's reads; no bus): the four
-kinds (buy-in, wager, start_hand, continue_session) in turn, best of 5 rounds of 500.
+kinds (buy-in, wager, start_hand, continue_session) in turn, best of 5 rounds of 500; with
+`--history N` the owner has N closed sessions behind it (a long-lived owner: the bots').
 
-    .venv/bin/python benchmarks/bench_limits_check.py
+    .venv/bin/python benchmarks/bench_limits_check.py [--history 20000]
 
 Run it on two trees side by side (one with `PYTHONPATH` pointing at the other) to compare."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import tempfile
 import time
 from pathlib import Path
 
+import sqlalchemy as sa
+
 from felt_contracts.limits import CheckKind, LimitsCheck
+from felt_limits import store
 from felt_limits.clock import SystemClock
 from felt_limits.policy import Limits
 from felt_limits.settings import LimitsSettings
@@ -21,9 +26,16 @@ from felt_runtime.db import create_engine, migrate
 ROUNDS, CHECKS = 5, 500
 
 
-async def main() -> None:
+async def main(history: int) -> None:
     engine = create_engine(f"sqlite+aiosqlite:///{Path(tempfile.mkdtemp()) / 'limits.sqlite'}")
     await migrate(engine, "felt_limits", "limits")
+    if history:
+        closed = dict(bought_in=100, cashed_out=100, wager=10, hands=5, closed=True)
+        sessions = [
+            dict(session_id=f"old{i}", owner_id="o1", account_id=f"p{i % 50}", **closed) for i in range(history)
+        ]
+        async with engine.begin() as conn:
+            await conn.execute(sa.insert(store.sessions), sessions)
     limits = Limits(engine, SystemClock(), LimitsSettings())
 
     def ask(kind: CheckKind, amount: int | None = None, session_id: str | None = "s1") -> LimitsCheck:
@@ -43,9 +55,11 @@ async def main() -> None:
         for i in range(CHECKS):
             await limits.check(checks[i % len(checks)])
         best = min(best, (time.process_time() - cpu) / CHECKS)
-    print(f"{best * 1e3:.3f} ms CPU per check (best of {ROUNDS} rounds of {CHECKS})")
+    print(f"{best * 1e3:.3f} ms CPU per check (best of {ROUNDS} rounds of {CHECKS}; {history} closed sessions)")
     await engine.dispose()
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--history", type=int, default=0, help="closed sessions of the owner before the checks")
+    asyncio.run(main(parser.parse_args().history))

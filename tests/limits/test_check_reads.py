@@ -5,6 +5,7 @@ were most of limits' CPU in the profiles (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -95,3 +96,42 @@ async def test_a_check_is_one_statement_that_reads_every_table(database_url: str
         assert len(statements) == 1
     finally:
         await engine.dispose()
+
+
+async def test_a_buy_in_check_finds_the_open_sessions_by_index_whatever_the_history(database_url: str) -> None:
+    """Reserved exposure sums a scope's open sessions; with an index on the owner (or account)
+    alone every closed session of its history was read too (2.1 ms CPU per buy-in check with
+    none, 5.4 ms with 20,000 closed). Both scopes' sessions are found by (id, closed)."""
+    engine = create_engine(database_url)
+    captured: list[tuple[str, object]] = []
+    sa.event.listen(engine.sync_engine, "before_cursor_execute", lambda *a: captured.append((a[2], a[3])))
+    try:
+        await migrate(engine, "felt_limits", "limits")
+        owner, clock = new_id(), SystemClock()
+        history = [event(TransferKind.BUY_IN, owner, f"old{i}", 10) for i in range(50)]
+        history += [event(TransferKind.CASH_OUT, owner, f"old{i}", 10) for i in range(50)]
+        await apply_events(engine, clock, [*history, event(TransferKind.BUY_IN, owner, "open", 30)])
+        limits = Limits(engine, clock, LimitsSettings())
+        captured.clear()
+        decision = await limits.check(
+            LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=f"{owner}-p", amount=5)
+        )
+        [(statement, params)] = captured
+        async with engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                plan = " ".join(
+                    str(r[-1]) for r in await conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", params)
+                )
+            else:
+                await conn.exec_driver_sql("SET enable_seqscan = off")  # a tiny table: ask which index fits
+                plan = " ".join(str(r[0]) for r in await conn.exec_driver_sql(f"EXPLAIN {statement}", params))
+    finally:
+        await engine.dispose()
+    default_exposure = LimitsSettings().defaults()[LimitName.RESERVED_EXPOSURE]
+    assert decision.headroom[LimitName.RESERVED_EXPOSURE] == default_exposure - 30  # the open session only
+    for index in ("ix_limits_sessions_owner_open", "ix_limits_sessions_account_open"):
+        assert index in plan, plan
+    # the closed flag is part of the index search, not a filter over every row the owner had
+    for part in plan.split("ix_limits_sessions_")[1:]:
+        if part.startswith(("owner_open", "account_open")):
+            assert re.search(r"(closed=\?|Index Cond: .*closed = false)", part.split("->")[0]), plan
