@@ -1,7 +1,9 @@
-"""Tables and queries of the limits service (SQLAlchemy Core; SQLite and PostgreSQL alike)."""
+"""Tables and queries of the limits service (SQLAlchemy Core, and the check's one read as SQL text
+written once per shape; SQLite and PostgreSQL alike)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, NamedTuple
@@ -196,8 +198,49 @@ class CheckReads:
     session: tuple[int, int] | None
 
 
-def _scoped(table: sa.Table, keys: list[tuple[str, str]]) -> sa.ColumnElement[bool]:
-    return sa.or_(*(sa.and_(table.c.scope == k, table.c.scope_id == i) for k, i in keys))
+#: a scope's reserved exposure: the chips its open sessions hold reserved, max(0, buy-ins -
+#: cash-outs) each, summed (rows found by the open-session indexes: `closed = false`)
+_EXPOSURE = "CAST(COALESCE(SUM(CASE WHEN bought_in > cashed_out THEN bought_in - cashed_out ELSE 0 END), 0) AS BIGINT)"
+
+
+def _open_sessions_of(scope: str, param: str) -> str:
+    column = "owner_id" if scope == "owner" else "account_id"
+    return f"FROM limits_sessions WHERE {column} = :{param} AND closed = false"
+
+
+def _scoped(prefix: str, n: int) -> str:
+    return " OR ".join(f"(scope = :{prefix}s{j} AND scope_id = :{prefix}i{j})" for j in range(n))
+
+
+@functools.cache
+def _check_statement(keys: int, counted: tuple[str, ...], daily: bool, exposure: bool, session: bool) -> Any:
+    """The UNION ALL of `read_check` for one shape of check, written once: building it from
+    SQLAlchemy constructs per check cost a third of the check's CPU (cache keys, coercions)."""
+    parts = [  # the caps first: the union's column types are the first select's
+        "SELECT 'cap', scope, scope_id, limit_name, cap, pending_cap, pending_effective_at "
+        f"FROM limits_caps WHERE {_scoped('k', keys)}",
+        f"SELECT 'freeze', scope, scope_id, reason, NULL, NULL, NULL FROM limits_freezes WHERE frozen AND ({_scoped('k', keys)})",
+    ]
+    if daily:
+        parts.append(
+            "SELECT 'daily', scope, scope_id, '', buy_in, wager, NULL "
+            f"FROM limits_daily WHERE day = :day AND ({_scoped('c', len(counted))})"
+        )
+    if exposure:
+        parts += [
+            f"SELECT 'exposure', CAST(:cs{j} AS VARCHAR(20)), CAST(:ci{j} AS VARCHAR(200)), '', {_EXPOSURE}, NULL, NULL "
+            + _open_sessions_of(scope, f"ci{j}")
+            for j, scope in enumerate(counted)
+        ]
+    if session:
+        parts.append(
+            "SELECT 'session', '', session_id, '', hands, wager, NULL FROM limits_sessions WHERE session_id = :sid"
+        )
+    names = ("tag", "scope", "scope_id", "name", "n1", "n2")
+    statement = sa.text(" UNION ALL ".join(parts)).columns(
+        *(sa.column(n) for n in names), sa.column("at", sa.DateTime(timezone=True))
+    )
+    return statement.bindparams(sa.bindparam("day", type_=sa.Date())) if daily else statement
 
 
 async def read_check(
@@ -212,59 +255,15 @@ async def read_check(
     for the daily counters of `day`, the exposure of each counted scope and the session): one
     round trip to the database instead of five, each of which was its own compile and thread hop.
     Columns: tag, scope, scope id, name (limit, or freeze reason), two numbers, an instant."""
-    text, number = sa.String(), sa.BigInteger()
-
-    def part(tag: str, scope: Any, scope_id: Any, name: Any, n1: Any, n2: Any, at: Any = None) -> sa.Select[Any]:
-        at = sa.cast(sa.null(), sa.DateTime(timezone=True)) if at is None else at
-        return sa.select(sa.literal(tag, text), scope, scope_id, name, n1, n2, at)
-
-    none = sa.cast(sa.null(), number)
-    parts = [  # the caps first: the union's column types are the first select's
-        part(
-            "cap",
-            caps.c.scope,
-            caps.c.scope_id,
-            caps.c.limit_name,
-            caps.c.cap,
-            caps.c.pending_cap,
-            caps.c.pending_effective_at,
-        ).where(_scoped(caps, keys)),
-        part("freeze", freezes.c.scope, freezes.c.scope_id, freezes.c.reason, none, none).where(
-            freezes.c.frozen.is_(True), _scoped(freezes, keys)
-        ),
-    ]
-    if day is not None:
-        parts.append(
-            part("daily", daily.c.scope, daily.c.scope_id, sa.literal("", text), daily.c.buy_in, daily.c.wager).where(
-                daily.c.day == day, _scoped(daily, counted)
-            )
-        )
-    if exposure:
-        for scope, scope_id in counted:
-            total, where = _exposure(scope, scope_id)
-            parts.append(
-                part(
-                    "exposure",
-                    sa.literal(scope, text),
-                    sa.literal(scope_id, text),
-                    sa.literal("", text),
-                    sa.cast(total, number),
-                    none,
-                ).where(where)
-            )
-    if session_id is not None:
-        parts.append(
-            part(
-                "session",
-                sa.literal("", text),
-                sessions.c.session_id,
-                sa.literal("", text),
-                sessions.c.hands,
-                sessions.c.wager,
-            ).where(sessions.c.session_id == session_id)
-        )
+    statement = _check_statement(
+        len(keys), tuple(scope for scope, _ in counted), day is not None, exposure, session_id is not None
+    )
+    params: dict[str, Any] = {"day": day, "sid": session_id}
+    for prefix, pairs in (("k", keys), ("c", counted)):
+        for j, (scope, scope_id) in enumerate(pairs):
+            params[f"{prefix}s{j}"], params[f"{prefix}i{j}"] = scope, scope_id
     out = CheckReads({}, {k: {} for k in keys}, {}, {}, None)
-    for tag, scope, scope_id, name, n1, n2, at in (await conn.execute(sa.union_all(*parts))).all():
+    for tag, scope, scope_id, name, n1, n2, at in (await conn.execute(statement, params)).all():
         if tag == "cap":
             out.caps[(scope, scope_id)][name] = CapRow(
                 None if n1 is None else int(n1), None if n2 is None else int(n2), at
@@ -280,21 +279,9 @@ async def read_check(
     return out
 
 
-def _exposure(scope: str, scope_id: str) -> tuple[sa.ColumnElement[Any], sa.ColumnElement[bool]]:
-    """A scope's reserved exposure: the chips reserved in its open sessions, the sum of
-    max(0, buy-ins - cash-outs); (the sum, the rows it is over)."""
-    column = sessions.c.owner_id if scope == "owner" else sessions.c.account_id
-    reserved = sa.case(
-        (sessions.c.bought_in > sessions.c.cashed_out, sessions.c.bought_in - sessions.c.cashed_out), else_=0
-    )
-    return sa.func.coalesce(sa.func.sum(reserved), 0), sa.and_(
-        column == scope_id, sessions.c.closed == sa.false()
-    )  # `=`: indexable, unlike IS FALSE
-
-
 async def get_exposure(conn: AsyncConnection, scope: str, scope_id: str) -> int:
-    total, where = _exposure(scope, scope_id)
-    return int((await conn.execute(sa.select(total).where(where))).scalar_one())
+    statement = sa.text(f"SELECT {_EXPOSURE} {_open_sessions_of(scope, 'id')}")
+    return int((await conn.execute(statement, {"id": scope_id})).scalar_one())
 
 
 async def get_session(conn: AsyncConnection, session_id: str) -> sa.Row[Any] | None:
