@@ -7,8 +7,9 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+import sqlalchemy as sa
 from sqlalchemy import event, text
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
@@ -21,6 +22,21 @@ def sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: object) -> None:
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()
+
+
+def sqlite_sync_engine(engine: AsyncEngine, *, timeout: float = 30) -> Engine | None:
+    """A synchronous engine on the same SQLite file, with the same pragmas (None for another
+    database): for work that is cheaper as one synchronous call than as the async driver's
+    hand-offs to its thread, one per statement and fetch. `timeout`: how long a statement
+    waits for a lock before `OperationalError`."""
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):  # not one shared file
+        return None
+    sync = sa.create_engine(
+        url.set(drivername="sqlite+pysqlite"), connect_args={"timeout": timeout, "check_same_thread": False}
+    )
+    event.listen(sync, "connect", sqlite_pragmas)
+    return sync
 
 
 def create_engine(url: str, **options: object) -> AsyncEngine:

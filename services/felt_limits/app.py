@@ -27,4 +27,8 @@ def build(ctx: ServiceContext, clock: Clock | None = None) -> None:
         await ctx.broker.connect()
         await ensure(ctx.broker.config.connection_state.stream, WALLET_EVENTS)
 
+    @ctx.on_shutdown
+    async def reader() -> None:
+        limits.close()
+
     register(ctx.broker, limits)

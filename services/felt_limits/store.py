@@ -4,6 +4,7 @@ written once per shape; SQLite and PostgreSQL alike)."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, NamedTuple
@@ -214,7 +215,7 @@ def _scoped(prefix: str, n: int) -> str:
 
 @functools.cache
 def _check_statement(keys: int, counted: tuple[str, ...], daily: bool, exposure: bool, session: bool) -> Any:
-    """The UNION ALL of `read_check` for one shape of check, written once: building it from
+    """The UNION ALL of `check_query` for one shape of check, written once: building it from
     SQLAlchemy constructs per check cost a third of the check's CPU (cache keys, coercions)."""
     parts = [  # the caps first: the union's column types are the first select's
         "SELECT 'cap', scope, scope_id, limit_name, cap, pending_cap, pending_effective_at "
@@ -243,18 +244,17 @@ def _check_statement(keys: int, counted: tuple[str, ...], daily: bool, exposure:
     return statement.bindparams(sa.bindparam("day", type_=sa.Date())) if daily else statement
 
 
-async def read_check(
-    conn: AsyncConnection,
+def check_query(
     keys: list[tuple[str, str]],
     counted: list[tuple[str, str]],
     day: date | None,
     session_id: str | None,
     exposure: bool,
-) -> CheckReads:
-    """What a check needs, in one statement (a UNION ALL of the caps, freezes, and where asked
-    for the daily counters of `day`, the exposure of each counted scope and the session): one
-    round trip to the database instead of five, each of which was its own compile and thread hop.
-    Columns: tag, scope, scope id, name (limit, or freeze reason), two numbers, an instant."""
+) -> tuple[Any, dict[str, Any]]:
+    """What a check needs, as one statement and its parameters (a UNION ALL of the caps and
+    freezes of `keys`, and where asked for the daily counters of `day`, the exposure of each
+    counted scope and the session): one round trip to the database instead of five, each of
+    which was its own compile and thread hop. Its rows are read by `check_reads`."""
     statement = _check_statement(
         len(keys), tuple(scope for scope, _ in counted), day is not None, exposure, session_id is not None
     )
@@ -262,8 +262,14 @@ async def read_check(
     for prefix, pairs in (("k", keys), ("c", counted)):
         for j, (scope, scope_id) in enumerate(pairs):
             params[f"{prefix}s{j}"], params[f"{prefix}i{j}"] = scope, scope_id
+    return statement, params
+
+
+def check_reads(keys: list[tuple[str, str]], rows: Iterable[Any]) -> CheckReads:
+    """The rows of `check_query` (tag, scope, scope id, name: a limit or a freeze's reason, two
+    numbers, an instant) as `CheckReads`."""
     out = CheckReads({}, {k: {} for k in keys}, {}, {}, None)
-    for tag, scope, scope_id, name, n1, n2, at in (await conn.execute(statement, params)).all():
+    for tag, scope, scope_id, name, n1, n2, at in rows:
         if tag == "cap":
             out.caps[(scope, scope_id)][name] = CapRow(
                 None if n1 is None else int(n1), None if n2 is None else int(n2), at

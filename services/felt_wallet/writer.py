@@ -23,13 +23,12 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-import sqlalchemy as sa
 from pydantic import BaseModel
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_runtime.bus import BusError
-from felt_runtime.db import sqlite_pragmas
+from felt_runtime.db import sqlite_sync_engine
 from felt_runtime.metrics import BATCH, TRANSFERS
 from felt_wallet.ledger import Command, apply, prefetch
 from felt_wallet.store import Work
@@ -40,18 +39,6 @@ log = logging.getLogger("felt.wallet.writer")
 
 Clock = Callable[[], datetime]
 IDLE_DELETE_AFTER = 0.2  # seconds: published outbox rows wait this long for a batch to ride on
-
-
-def sqlite_sync_engine(engine: AsyncEngine) -> Engine | None:
-    """A synchronous engine on the same SQLite file, with `felt_runtime.db`'s pragmas."""
-    url = engine.url
-    if url.get_backend_name() != "sqlite":
-        return None
-    sync = sa.create_engine(
-        url.set(drivername="sqlite+pysqlite"), connect_args={"timeout": 30, "check_same_thread": False}
-    )
-    sa.event.listen(sync, "connect", sqlite_pragmas)
-    return sync
 
 
 class Writer:

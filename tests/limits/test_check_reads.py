@@ -1,11 +1,14 @@
-"""A check reads everything it needs in one statement (`store.read_check`, a UNION ALL): the
+"""A check reads everything it needs in one statement (`store.check_query`, a UNION ALL): the
 caps in force (a pending raise not yet), the freezes, the daily counters, the reserved exposure
 and the session, each from its own table, on SQLite and PostgreSQL. Five round trips per check
 were most of limits' CPU in the profiles (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import sqlite3
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -67,6 +70,8 @@ async def test_a_check_is_one_statement_that_reads_every_table(database_url: str
                 ],
             )
         limits = Limits(engine, clock, LimitsSettings())
+        if limits.reader is not None:  # SQLite: checks read on their own connection
+            sa.event.listen(limits.reader, "before_cursor_execute", lambda *a: statements.append(a[2]))
 
         def ask(kind: CheckKind, amount: int | None = None) -> LimitsCheck:
             return LimitsCheck(kind=kind, owner_id=owner, participant_id=participant, session_id=session, amount=amount)
@@ -112,6 +117,8 @@ async def test_a_buy_in_check_finds_the_open_sessions_by_index_whatever_the_hist
         history += [event(TransferKind.CASH_OUT, owner, f"old{i}", 10) for i in range(50)]
         await apply_events(engine, clock, [*history, event(TransferKind.BUY_IN, owner, "open", 30)])
         limits = Limits(engine, clock, LimitsSettings())
+        if limits.reader is not None:
+            sa.event.listen(limits.reader, "before_cursor_execute", lambda *a: captured.append((a[2], a[3])))
         captured.clear()
         decision = await limits.check(
             LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=f"{owner}-p", amount=5)
@@ -135,3 +142,46 @@ async def test_a_buy_in_check_finds_the_open_sessions_by_index_whatever_the_hist
     for part in plan.split("ix_limits_sessions_")[1:]:
         if part.startswith(("owner_open", "account_open")):
             assert re.search(r"(closed=\?|Index Cond: .*closed = false)", part.split("->")[0]), plan
+
+
+async def test_a_check_on_a_locked_sqlite_file_waits_on_the_async_driver_not_in_the_loop(tmp_path, caplog) -> None:
+    """Checks read SQLite in the loop's own thread; a file another process holds locked must
+    not stall the loop (every other check and reply of the service would wait): the read gives
+    up after `READ_BUSY_SECONDS` and waits on the async driver, and answers once the lock goes."""
+    path = tmp_path / "limits.sqlite"
+    engine = create_engine(f"sqlite+aiosqlite:///{path}")
+    await migrate(engine, "felt_limits", "limits")
+    limits = Limits(engine, SystemClock(), LimitsSettings())
+    owner = new_id()
+    check = LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=f"{owner}-p", amount=5)
+    await limits.check(check)
+    await engine.dispose()  # no connection open: the locker's exclusive lock takes the whole file
+    assert limits.reader is not None
+    limits.reader.dispose()
+    locker = sqlite3.connect(path, isolation_level=None)
+    locker.execute("PRAGMA locking_mode=EXCLUSIVE")
+    locker.execute("BEGIN EXCLUSIVE")
+    locker.execute("INSERT INTO limits_events VALUES ('lock', 'x', '2026-01-01')")  # takes the exclusive lock
+    stalls: list[float] = []
+
+    async def ticker() -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(0.01)
+            stalls.append(time.monotonic() - before - 0.01)
+
+    ticking = asyncio.create_task(ticker())
+    try:
+        answer = asyncio.create_task(limits.check(check))
+        await asyncio.sleep(0.5)
+        assert not answer.done()  # waiting for the lock...
+        locker.execute("ROLLBACK")
+        locker.close()
+        decision = await asyncio.wait_for(answer, 10)  # ...and answering once it is gone
+    finally:
+        ticking.cancel()
+        limits.close()
+        await engine.dispose()
+    assert decision.headroom[LimitName.RESERVED_EXPOSURE] is not None
+    assert max(stalls) < 0.25, max(stalls)  # the loop went on meanwhile
+    assert any("found the database busy" in r.getMessage() for r in caplog.records)
