@@ -68,5 +68,6 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
         if rooms.replica is not None:
             await rooms.replica.stop()
         await rooms.stop()
+        store.close()
 
     return rooms

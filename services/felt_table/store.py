@@ -12,6 +12,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from felt_runtime.db import Transactions
+
 metadata = sa.MetaData()
 table_configs = sa.Table(
     "table_configs",
@@ -67,6 +69,7 @@ class Write:
 class Store:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self.transactions = Transactions(engine, "table-store")
         self._pending: list[tuple[Write, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
 
@@ -148,30 +151,10 @@ class Store:
                     done.set_exception(failure)
 
     async def _write(self, writes: list[Write]) -> None:
-        rows = [
-            {
-                "table_id": e["table_id"],
-                "seq": e["seq"],
-                "hand_id": e.get("hand_id"),
-                "body": json.dumps(e, default=str),
-            }
-            for w in writes
-            for e in w.events
-        ]
-        hands = [w.hand for w in writes if w.hand is not None]
-        ends = [w.end for w in writes if w.end is not None]
-        acked = [h for w in writes for h in w.acked]
-        async with self.engine.begin() as conn:
-            if rows:
-                await conn.execute(table_events.insert(), rows)
-            if hands:
-                await conn.execute(table_hands.insert(), hands)
-            if ends:
-                await conn.execute(table_hand_ends.insert(), ends)
-            if acked:
-                await conn.execute(
-                    table_hand_ends.update().where(table_hand_ends.c.hand_id.in_(acked)).values(acked=True)
-                )
+        await self.transactions.run(_write, writes)
+
+    def close(self) -> None:
+        self.transactions.close()
 
     async def events(self, table_id: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
         async with self.engine.connect() as conn:
@@ -212,3 +195,28 @@ class Store:
         async with self.engine.connect() as conn:
             rows = (await conn.execute(q)).mappings().all()
         return [dict(r) for r in rows]
+
+
+def _write(conn: sa.Connection, writes: list[Write]) -> None:
+    """One transaction of many commands' writes (on SQLite in the store's own thread)."""
+    rows = [
+        {
+            "table_id": e["table_id"],
+            "seq": e["seq"],
+            "hand_id": e.get("hand_id"),
+            "body": json.dumps(e, default=str),
+        }
+        for w in writes
+        for e in w.events
+    ]
+    hands = [w.hand for w in writes if w.hand is not None]
+    ends = [w.end for w in writes if w.end is not None]
+    acked = [h for w in writes for h in w.acked]
+    if rows:
+        conn.execute(table_events.insert(), rows)
+    if hands:
+        conn.execute(table_hands.insert(), hands)
+    if ends:
+        conn.execute(table_hand_ends.insert(), ends)
+    if acked:
+        conn.execute(table_hand_ends.update().where(table_hand_ends.c.hand_id.in_(acked)).values(acked=True))

@@ -7,11 +7,10 @@ alone and gets its own error), commits once, and only then replies to every call
 code, batch size 1). If a whole batch fails at commit, its commands are retried one per
 transaction so one bad apple cannot sink the rest.
 
-A transaction is one synchronous call (`_transaction`): on SQLite it runs on a dedicated
-thread with a plain sqlite3 connection (one hand-off per batch instead of one per statement,
-which under load each waited for the GIL); on PostgreSQL it runs inside
-`AsyncConnection.run_sync` over asyncpg. Published outbox rows are deleted inside the next
-transaction rather than in one of their own.
+A transaction is one synchronous call (`_transaction`, run by `felt_runtime.db.Transactions`:
+on SQLite on a dedicated thread with a plain sqlite3 connection, one hand-off per batch; on
+PostgreSQL inside `AsyncConnection.run_sync` over asyncpg). Published outbox rows are deleted
+inside the next transaction rather than in one of their own.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -28,7 +26,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_runtime.bus import BusError
-from felt_runtime.db import sqlite_sync_engine
+from felt_runtime.db import Transactions
 from felt_runtime.metrics import BATCH, TRANSFERS
 from felt_wallet.ledger import Command, apply, prefetch
 from felt_wallet.store import Work
@@ -60,8 +58,7 @@ class Writer:
         self.task: asyncio.Task[None] | None = None
         self.batches = 0
         self.published: list[int] = []  # outbox seqs the relay has published, to delete
-        self.sync_engine = sqlite_sync_engine(engine)
-        self.thread = ThreadPoolExecutor(1, thread_name_prefix="wallet-writer") if self.sync_engine else None
+        self.transactions = Transactions(engine, "wallet-writer")
 
     async def submit(self, req: Command, result: type[M]) -> M:
         """`req`'s outcome, of the result model its handler answers with."""
@@ -90,10 +87,7 @@ class Writer:
                 await self._process([])  # delete what the relay already published
             except Exception:  # the rows are published again after restart (deduplicated)
                 log.exception("final outbox delete failed")
-        if self.thread:
-            self.thread.shutdown(wait=True)
-        if self.sync_engine:
-            self.sync_engine.dispose()
+        self.transactions.close()
 
     async def _run(self) -> None:
         while True:
@@ -138,17 +132,7 @@ class Writer:
                 fut.set_result(out)
 
     async def _apply(self, batch: list[Command], outbox_done: list[int]) -> list[Any]:
-        now = self.clock()
-        if self.sync_engine is not None:
-
-            def run() -> list[Any]:
-                assert self.sync_engine is not None
-                with self.sync_engine.begin() as conn:
-                    return self._transaction(conn, batch, outbox_done, now)
-
-            return await asyncio.get_running_loop().run_in_executor(self.thread, run)
-        async with self.engine.begin() as conn:
-            return await conn.run_sync(self._transaction, batch, outbox_done, now)
+        return await self.transactions.run(self._transaction, batch, outbox_done, self.clock())
 
     def _transaction(self, conn: Connection, batch: list[Command], outbox_done: list[int], now: datetime) -> list[Any]:
         w = Work(conn, now)
