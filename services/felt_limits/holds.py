@@ -14,8 +14,10 @@ the database).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import weakref
+from collections import deque
 from dataclasses import dataclass
 
 from felt_contracts.limits import CheckKind, LimitName, Scope
@@ -26,7 +28,7 @@ COUNTED_BY = {CheckKind.BUY_IN: TransferKind.BUY_IN, CheckKind.WAGER: TransferKi
 SESSION_LIMITS = frozenset({LimitName.SESSION_HANDS, LimitName.SESSION_WAGER})
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Hold:
     expires: float
     transfer: TransferKind
@@ -36,15 +38,26 @@ class Hold:
     amount: int
     wants: dict[LimitName, int]
     hand_id: str | None = None  # a start_hand hold: released when the hand is counted
+    released: bool = False  # counted before it expired (it leaves the expiry queue when due)
+    order: int = 0  # when it was added, among the holds of this process
 
-    def covers(self, scope: Scope, scope_id: str) -> bool:
-        return scope_id == (self.owner_id if scope is Scope.OWNER else self.participant_id)
+    def keys(self) -> list[tuple[Scope, str]]:
+        """The counter scopes it is held against: its owner's, and its participant's."""
+        if self.participant_id is None:
+            return [(Scope.OWNER, self.owner_id)]
+        return [(Scope.OWNER, self.owner_id), (Scope.PARTICIPANT, self.participant_id)]
 
 
 class Holds:
+    """Live holds indexed by counter scope, so a check reads only its own scopes' holds (one
+    list of every hold of the room cost a third of limits' CPU at 100 tables), and expired
+    by a queue in the order they were added (one ttl: the order they expire)."""
+
     def __init__(self, ttl: float) -> None:
         self.ttl = ttl
-        self._holds: list[Hold] = []
+        self._queue: deque[Hold] = deque()
+        self._added = itertools.count()
+        self._of: dict[tuple[Scope, str], list[Hold]] = {}
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def lock(self, owner_id: str) -> asyncio.Lock:
@@ -54,11 +67,28 @@ class Holds:
             lock = self._locks[owner_id] = asyncio.Lock()
         return lock
 
-    def _live(self) -> list[Hold]:
+    def _of_scope(self, scope: Scope, scope_id: str) -> list[Hold]:
+        """The live holds against a counter scope (owner, or participant), oldest first."""
         now = time.monotonic()
-        if self._holds and self._holds[0].expires <= now:
-            self._holds = [h for h in self._holds if h.expires > now]
-        return self._holds
+        while self._queue and self._queue[0].expires <= now:
+            self._release(self._queue.popleft())
+        return self._of.get((Scope.OWNER if scope is Scope.OWNER else Scope.PARTICIPANT, scope_id), [])
+
+    def _release(self, hold: Hold) -> None:
+        if hold.released:
+            return
+        hold.released = True
+        for key in hold.keys():
+            holds = self._of[key]
+            holds.remove(hold)  # by identity (eq=False)
+            if not holds:
+                del self._of[key]
+
+    def _add(self, hold: Hold) -> None:
+        hold.order = next(self._added)
+        self._queue.append(hold)
+        for key in hold.keys():
+            self._of.setdefault(key, []).append(hold)
 
     def held(
         self, scope: Scope, scope_id: str, limit: LimitName, session_id: str | None, hand_id: str | None = None
@@ -66,10 +96,8 @@ class Holds:
         """What is held against this scope's `limit` (a hand asked about again: not its own hold)."""
         return sum(
             h.wants.get(limit, 0)
-            for h in self._live()
-            if h.covers(scope, scope_id)
-            and (limit not in SESSION_LIMITS or h.session_id == session_id)
-            and (hand_id is None or h.hand_id != hand_id)
+            for h in self._of_scope(scope, scope_id)
+            if (limit not in SESSION_LIMITS or h.session_id == session_id) and (hand_id is None or h.hand_id != hand_id)
         )
 
     def add(
@@ -83,9 +111,7 @@ class Holds:
     ) -> None:
         transfer = COUNTED_BY.get(kind)
         if transfer is not None and amount:
-            self._holds.append(
-                Hold(time.monotonic() + self.ttl, transfer, owner_id, participant_id, session_id, amount, wants)
-            )
+            self._add(Hold(time.monotonic() + self.ttl, transfer, owner_id, participant_id, session_id, amount, wants))
 
     def add_hand(
         self,
@@ -97,32 +123,23 @@ class Holds:
     ) -> None:
         """A start_hand check passed: its hand counts until a commit of it is counted (asked
         again for the same hand: still one hold)."""
-        if not any(h.hand_id == hand_id and h.participant_id == participant_id for h in self._live()):
-            self._holds.append(
-                Hold(
-                    time.monotonic() + self.ttl,
-                    TransferKind.COMMIT,
-                    owner_id,
-                    participant_id,
-                    session_id,
-                    0,
-                    wants,
-                    hand_id,
-                )
+        if not any(
+            h.hand_id == hand_id and h.participant_id == participant_id for h in self._of_scope(Scope.OWNER, owner_id)
+        ):
+            hold = Hold(
+                time.monotonic() + self.ttl, TransferKind.COMMIT, owner_id, participant_id, session_id, 0, wants
             )
+            hold.hand_id = hand_id
+            self._add(hold)
 
     def hand_counted(self, account_id: str, hand_id: str) -> None:
         """A commit of this hand is in the counters: its start_hand hold is no longer needed."""
-        self._holds = [h for h in self._live() if not (h.hand_id == hand_id and account_id == h.participant_id)]
+        for h in [h for h in self._of_scope(Scope.PARTICIPANT, account_id) if h.hand_id == hand_id]:
+            self._release(h)
 
     def counted(self, transfer: TransferKind, account_id: str, amount: int) -> None:
-        """The wallet's transfer is in the counters now: release the hold it matches."""
-        for i, h in enumerate(self._live()):
-            if (
-                h.hand_id is None
-                and h.transfer is transfer
-                and h.amount == amount
-                and account_id in (h.participant_id, h.owner_id)
-            ):
-                del self._holds[i]
-                return
+        """The wallet's transfer is in the counters now: release the oldest hold it matches."""
+        candidates = [*self._of_scope(Scope.PARTICIPANT, account_id), *self._of_scope(Scope.OWNER, account_id)]
+        matching = [h for h in candidates if h.hand_id is None and h.transfer is transfer and h.amount == amount]
+        if matching:
+            self._release(min(matching, key=lambda h: h.order))
