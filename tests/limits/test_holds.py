@@ -6,6 +6,7 @@ limit, session and hand after each step."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,7 +38,8 @@ class ListHolds:
     """Every hold of the process in one list, scanned for every question."""
 
     def __init__(self, clock: list[float]) -> None:
-        self.clock, self.holds = clock, []  # type: ignore[var-annotated]
+        self.clock = clock
+        self.holds: list[Listed] = []
 
     def live(self) -> list[Listed]:
         self.holds = [h for h in self.holds if h.expires > self.clock[0]]
@@ -107,9 +109,7 @@ step = st.one_of(
 @given(st.lists(step, max_size=40))
 def test_indexed_holds_answer_as_the_list_of_every_hold(steps: list[tuple]) -> None:
     clock = [1000.0]
-    original = holds_module.time.monotonic
-    holds_module.time.monotonic = lambda: clock[0]  # type: ignore[assignment]
-    try:
+    with patch.object(holds_module.time, "monotonic", lambda: clock[0]):
         indexed, listed = Holds(TTL), ListHolds(clock)
         for name, *args in steps:
             if name == "tick":
@@ -124,5 +124,3 @@ def test_indexed_holds_answer_as_the_list_of_every_hold(steps: list[tuple]) -> N
                             for hand in [None, *HANDS]:
                                 expected = listed.held(scope, scope_id, limit, session, hand)
                                 assert indexed.held(scope, scope_id, limit, session, hand) == expected, (name, args)
-    finally:
-        holds_module.time.monotonic = original  # type: ignore[assignment]
