@@ -28,10 +28,12 @@ import asyncio
 import json
 import os
 import re
+import ssl
 import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,7 @@ from felt_gateway.commands import act as make_act
 from felt_gateway.identity import Principal
 from felt_runtime import infra
 from felt_runtime.bus import BusError, call
+from bench_table import profile_services
 from tests.support.gateway import Stack, choose, new_agent, sign_up
 from tests.support.services import ServiceProcess, ServiceRunner
 
@@ -70,6 +73,19 @@ INTERMISSION = 0.05  # auto-start tables: the next hand is dealt right away
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+#: one TLS context for every client (httpx builds one per client otherwise; nothing here uses TLS)
+_TLS = ssl.create_default_context()
+
+
+def agent_client(base_url: str) -> httpx.AsyncClient:
+    """An HTTP client of one agent (a long-poll and an action at a time). One shared client for
+    every agent made the load generator the bottleneck: httpcore's pool scans all of its
+    connections for every request, and with 90 agents it spent 80% of its CPU there while the
+    gateway was half idle."""
+    return httpx.AsyncClient(
+        base_url=base_url, timeout=60, verify=_TLS, limits=httpx.Limits(max_connections=4, max_keepalive_connections=4)
+    )
 
 
 def pct(values: list[float], q: float) -> float:
@@ -314,6 +330,7 @@ class Run:
 
     arrival: dict[str, dict[int, float]] = field(default_factory=dict)  # watcher WS / bus subscription
     arrival_lp: dict[str, dict[int, float]] = field(default_factory=dict)  # agents' long-polls
+    hand_ends: list[float] = field(default_factory=list)  # when each hand's `hand_end` was seen (watcher / bus)
 
     def seen(self, where: dict[str, dict[int, float]], table: str, seq: int, at: float) -> None:
         d = where.setdefault(table, {})
@@ -327,6 +344,7 @@ class Run:
         return dict(
             actions=len(inside),
             rate=len(inside) / (self.end - self.start),
+            hands=sum(self.start <= at <= self.end for at in self.hand_ends) / (self.end - self.start),
             p50=pct(lat, 0.5),
             p99=pct(lat, 0.99),
             samples=len(lat),
@@ -336,7 +354,13 @@ class Run:
 
 
 async def gateway_phase(
-    stack: Stack, http: httpx.AsyncClient, bus: NatsBroker, n_tables: int, seconds: float, warmup: float
+    stack: Stack,
+    http: httpx.AsyncClient,
+    bus: NatsBroker,
+    n_tables: int,
+    seconds: float,
+    warmup: float,
+    profile: Path | None = None,
 ) -> Run:
     owners = [await sign_up(http) for _ in range(PLAYERS + 1)]
     watcher = owners[-1]
@@ -359,6 +383,8 @@ async def gateway_phase(
                 f = json.loads(raw)
                 if f["type"] == "event":
                     run.seen(run.arrival, f["tableId"], f["seq"], now)
+                    if f["event"]["kind"] == "hand_end":
+                        run.hand_ends.append(now)
         except websockets.ConnectionClosed:
             pass
 
@@ -372,6 +398,10 @@ async def gateway_phase(
             seats.append((table, a))
 
     async def agent(table: str, a: dict) -> None:
+        async with agent_client(stack.url) as own:
+            await play(own, table, a)
+
+    async def play(http: httpx.AsyncClient, table: str, a: dict) -> None:
         me = a["participantId"]
         after = 0
         acted: set[tuple[str, int]] = set()
@@ -411,7 +441,10 @@ async def gateway_phase(
                 run.refuse(f"{r.status_code} {r.json().get('code')}")
 
     tasks = [asyncio.create_task(agent(t, a)) for t, a in seats]
-    await measure(run, seconds, warmup)
+    watched = {"gateway": stack.gateway.process, "table": stack.procs["table"].process, "client": psutil.Process()}
+    await measure(
+        run, seconds, warmup, (lambda: profile_services(watched, profile, f"{n_tables}t", seconds)) if profile else None
+    )
     await asyncio.gather(*tasks, return_exceptions=True)
     for table, a in seats:
         await http.post(f"/api/v2/poker/tables/{table}/leave", headers=a["headers"])
@@ -422,11 +455,15 @@ async def gateway_phase(
     return run
 
 
-async def measure(run: Run, seconds: float, warmup: float) -> None:
+async def measure(run: Run, seconds: float, warmup: float, profile: Callable[[], list[Any]] | None = None) -> None:
+    """Warm up, then the measured window (`profile`: starts py-spy for it; waited for after)."""
     await asyncio.sleep(warmup)
+    spies = profile() if profile else []
     run.start = time.perf_counter()
     await asyncio.sleep(seconds)
     run.end = time.perf_counter()
+    for spy in spies:
+        await asyncio.to_thread(spy.wait)
     await asyncio.sleep(0.5)  # events of the last actions land
     run.stop = True
 
@@ -466,6 +503,8 @@ async def bus_phase(
         ev = json.loads(msg.data)
         table = ev["table_id"]
         run.seen(run.arrival, table, ev["seq"], now)
+        if ev["kind"] == "hand_end":
+            run.hand_ends.append(now)
         turn = ev.get("turn")
         if ev["kind"] == "turn" and turn and not run.stop:
             key = (table, turn["hand_id"], turn["turn_id"])
@@ -534,19 +573,21 @@ def conn_table(rows: list[dict]) -> str:
 
 def act_table(results: list[tuple[int, dict, dict, dict]]) -> str:
     out = [
-        "| tables × 3 agents | path | actions/s | p50 action→event (ms) | p99 (ms) | refused |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| tables × 3 agents | path | actions/s | hands/s | p50 action→event (ms) | p99 (ms) | refused |",
+        "|---:|---|---:|---:|---:|---:|---:|",
     ]
     for n, gw, lp, bus in results:
         out.append(
-            f"| {n} | gateway REST, event on a watcher WebSocket | {gw['rate']:.0f} | {gw['p50']:.1f} | {gw['p99']:.1f} | {gw['refused']} |"
-        )
-        out.append(f"| {n} | gateway REST, event on the agents' long-poll | ″ | {lp['p50']:.1f} | {lp['p99']:.1f} | |")
-        out.append(
-            f"| {n} | bus (`felt.table.cmd.<id>`), event on the NATS subject | {bus['rate']:.0f} | {bus['p50']:.1f} | {bus['p99']:.1f} | {bus['refused']} |"
+            f"| {n} | gateway REST, event on a watcher WebSocket | {gw['rate']:.0f} | {gw['hands']:.1f} | {gw['p50']:.1f} | {gw['p99']:.1f} | {gw['refused']} |"
         )
         out.append(
-            f"| {n} | **ratio gateway / bus** | **{gw['rate'] / bus['rate']:.2f}×** | {gw['p50'] / bus['p50']:.1f}× | {gw['p99'] / bus['p99']:.1f}× | |"
+            f"| {n} | gateway REST, event on the agents' long-poll | ″ | ″ | {lp['p50']:.1f} | {lp['p99']:.1f} | |"
+        )
+        out.append(
+            f"| {n} | bus (`felt.table.cmd.<id>`), event on the NATS subject | {bus['rate']:.0f} | {bus['hands']:.1f} | {bus['p50']:.1f} | {bus['p99']:.1f} | {bus['refused']} |"
+        )
+        out.append(
+            f"| {n} | **ratio gateway / bus** | **{gw['rate'] / bus['rate']:.2f}×** | {gw['hands'] / max(bus['hands'], 1e-9):.2f}× | {gw['p50'] / bus['p50']:.1f}× | {gw['p99'] / bus['p99']:.1f}× | |"
         )
     return "\n".join(out)
 
@@ -611,6 +652,9 @@ async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small levels and short phases (~1 minute)")
     ap.add_argument("--no-docs", action="store_true", help="do not write docs/benchmarks.md")
+    ap.add_argument("--tables", help="table counts of the actions part (default 1,4,12; --quick 4)")
+    ap.add_argument("--profile", type=Path, help="py-spy the gateway, the table and this client in each REST window")
+    ap.add_argument("--actions-only", action="store_true", help="skip the connections part (implies --no-docs)")
     args = ap.parse_args()
     if args.quick:
         levels, conn_budget, n_tables, participants = [100, 300], 15.0, 10, 30
@@ -618,6 +662,10 @@ async def main() -> None:
     else:
         levels, conn_budget, n_tables, participants = [100, 500, 1000, 2000], 120.0, 20, 100
         table_counts, seconds, warmup = [1, 4, 12], 15.0, 2.0
+    if args.tables:
+        table_counts = [int(x) for x in args.tables.split(",")]
+    if args.actions_only:
+        args.no_docs = True  # the docs' section holds both parts
     t_all = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="felt-bench-gw-") as tmpdir:
         tmp = Path(tmpdir)
@@ -630,23 +678,27 @@ async def main() -> None:
                 base_url=stack.url, timeout=60, limits=httpx.Limits(max_connections=500, max_keepalive_connections=500)
             ) as http:
                 print(f"stack up in {time.perf_counter() - t_all:.1f} s; 1. WebSocket connections", flush=True)
-                conn_rows = await connections(stack, http, bus, levels, conn_budget, n_tables, participants)
+                conn_rows = (
+                    []
+                    if args.actions_only
+                    else await connections(stack, http, bus, levels, conn_budget, n_tables, participants)
+                )
                 print(f"  done at {time.perf_counter() - t_all:.0f} s", flush=True)
                 await asyncio.sleep(1.0)
                 print("2. actions: gateway REST vs the bus", flush=True)
                 act_rows = []
                 for n in table_counts:
                     cpu0 = cpu_seconds(stack.gateway)
-                    g = await gateway_phase(stack, http, bus, n, seconds, warmup)
+                    g = await gateway_phase(stack, http, bus, n, seconds, warmup, args.profile)
                     gw_cpu = (cpu_seconds(stack.gateway) - cpu0) / (g.end - g.start + warmup + 0.5)
                     await asyncio.sleep(1.0)
                     b = await bus_phase(stack, http, bus, n, seconds, warmup)
                     gw, lp, br = g.result(), g.result(g.arrival_lp), b.result()
                     act_rows.append((n, gw, lp, br))
                     print(
-                        f"  {n:2d} tables: gateway {gw['rate']:.0f} actions/s p50 {gw['p50']:.1f} ms p99 {gw['p99']:.1f} ms "
+                        f"  {n:2d} tables: gateway {gw['rate']:.0f} actions/s {gw['hands']:.1f} hands/s p50 {gw['p50']:.1f} ms p99 {gw['p99']:.1f} ms "
                         f"(long-poll p50 {lp['p50']:.1f} / p99 {lp['p99']:.1f}; gateway CPU {gw_cpu:.0%}; refused {gw['why'] or 0}) | "
-                        f"bus {br['rate']:.0f} actions/s p50 {br['p50']:.1f} ms p99 {br['p99']:.1f} ms (refused {br['why'] or 0}) | "
+                        f"bus {br['rate']:.0f} actions/s {br['hands']:.1f} hands/s p50 {br['p50']:.1f} ms p99 {br['p99']:.1f} ms (refused {br['why'] or 0}) | "
                         f"ratio {gw['rate'] / br['rate']:.2f}",
                         flush=True,
                     )

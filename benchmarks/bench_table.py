@@ -62,6 +62,7 @@ from felt_runtime import infra
 from tests.support.services import ServiceRunner
 
 PLAYERS = 3
+SERVICES = ("table", "wallet", "timer", "limits")
 BUY_IN = 200
 CONFIG = dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=BUY_IN, seats=6)
 
@@ -236,7 +237,7 @@ def profile_services(procs: dict[str, Any], out: Path, tag: str, seconds: float)
 
 async def run_tables(
     nats_url: str,
-    procs: dict[str, Any],
+    services: dict[str, Any],
     n: int,
     seconds: float,
     warmup: float,
@@ -244,6 +245,8 @@ async def run_tables(
     profile: Path | None = None,
 ) -> dict[str, Any]:
     nc = await nats.connect(nats_url, pending_size=256 * 1024 * 1024)
+    # the clients (this process) and NATS share the 2 cores with the services: their CPU is reported too
+    procs = {**services, "client": psutil.Process()}
     run = uuid.uuid4().hex[:6]
     clients = [TableClient(nc, run, i) for i in range(n)]
     try:
@@ -260,7 +263,8 @@ async def run_tables(
         warm_until = time.perf_counter() + warmup
         while time.perf_counter() < warm_until and any(c.hand_no == 0 for c in clients):
             await asyncio.sleep(0.05)
-        spies = profile_services(procs, profile, f"{n}t", seconds) if profile else []
+        python = {k: p for k, p in services.items() if k in SERVICES}
+        spies = profile_services(python, profile, f"{n}t", seconds) if profile else []
         cpu0 = {k: p.cpu_times() for k, p in procs.items()}
         for c in clients:
             c.counting = True
@@ -345,7 +349,7 @@ def start_stack(tmp: Path) -> tuple[ServiceRunner, dict[str, Any], list[infra.Se
     procs = {}
     try:
         # database_url "": each service its own SQLite file in FELT_VAR_DIR (the temp dir)
-        for name in ("wallet", "limits", "timer", "table"):
+        for name in SERVICES:
             procs[name] = runner.start(name, database_url="", ready=False, **env.get(name, {}))
         for p in procs.values():
             p.wait_ready(90)
@@ -355,6 +359,11 @@ def start_stack(tmp: Path) -> tuple[ServiceRunner, dict[str, Any], list[infra.Se
         nats_srv.stop()
         raise
     return runner, {k: psutil.Process(p.process.pid) for k, p in procs.items()}, [valkey, nats_srv]
+
+
+def with_nats(services: dict[str, Any], servers: list[infra.Server]) -> dict[str, Any]:
+    """The services and the NATS server, for CPU accounting (not profiled: it is not Python)."""
+    return {**services, "nats": psutil.Process(servers[1].process.pid)}
 
 
 def ratio(a: float, b: float) -> str:
@@ -376,15 +385,18 @@ def section(rows: list[tuple[int, dict[str, Any], dict[str, Any]]], seconds: flo
         "are noisy, compare within a run). CPU: each service's CPU ms per hand in the window.",
         "",
         "| tables | table hands/s | engine hands/s | engine / table | table p50 ms | table p99 ms | engine p50 ms "
-        "| engine p99 ms | hands/s per table | CPU ms/hand table · wallet · timer · limits |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| engine p99 ms | hands/s per table | CPU ms/hand table · wallet · timer · limits (sum) | NATS · clients "
+        "ms/hand | cores busy |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|",
     ]
     for n, t, e in rows:
         c = t["cpu"]
         out.append(
             f"| {n} | {t['rate']:.1f} | {e['rate']:,.0f} | {ratio(e['rate'], t['rate'])} | {t['p50']:.1f} | "
             f"{t['p99']:.1f} | {e['p50']:.3f} | {e['p99']:.3f} | {t['rate'] / n:.2f} | "
-            f"{c['table']:.0f} · {c['wallet']:.0f} · {c['timer']:.0f} · {c['limits']:.0f} |"
+            f"{c['table']:.0f} · {c['wallet']:.0f} · {c['timer']:.0f} · {c['limits']:.0f} "
+            f"({sum(c[k] for k in SERVICES):.0f}) | {c['nats']:.0f} · {c['client']:.0f} | "
+            f"{sum(c.values()) * t['rate'] / 1e3:.2f} |"
         )
     return "\n".join(out) + "\n"
 
@@ -398,7 +410,7 @@ def growth(rows: list[tuple[int, dict[str, Any], dict[str, Any]]]) -> str:
         f"(per table ×{(t1['rate'] / n1) / (t0['rate'] / n0):.3f}); p50 latency ×{t1['p50'] / t0['p50']:.1f}, "
         f"p99 ×{t1['p99'] / t0['p99']:.1f}; table CPU per hand ×{t1['cpu']['table'] / t0['cpu']['table']:.2f}, "
         f"wallet CPU per hand ×{t1['cpu']['wallet'] / t0['cpu']['wallet']:.2f}. Busiest service per hand at {n1} "
-        f"tables: {max(t1['cpu'], key=t1['cpu'].get)}. The action that ends a hand also waits for the settlement "
+        f"tables: {max(SERVICES, key=t1['cpu'].get)}. The action that ends a hand also waits for the settlement "
         "and the per-seat limits `continue_session` checks, and a deal for `start_hand` checks; a p99 near 5 s is "
         "the table's call timeout (`FELT_TABLE_CALL_TIMEOUT`) to a backlogged service — in these runs limits, "
         "which also consumes every wallet transfer event.\n"
@@ -436,7 +448,7 @@ async def main() -> None:
             for n in (int(x) for x in args.tables.split(",")):
                 t = await run_tables(
                     servers[1].url,
-                    procs,
+                    with_nats(procs, servers),
                     n,
                     seconds,
                     *((8.0, 5.0) if args.quick else (60.0, 60.0)),

@@ -40,7 +40,14 @@ from typing import Any
 import httpx
 import psutil
 import websockets
-from bench_gateway import cpu_seconds, create_table, pct, rss, start_stack  # the same room as the gateway benchmark
+from bench_gateway import (
+    agent_client,
+    cpu_seconds,
+    create_table,
+    pct,
+    rss,
+    start_stack,
+)  # the same room as the gateway benchmark
 from faststream.nats import NatsBroker
 
 from felt_contracts.table import StartMode
@@ -102,8 +109,13 @@ def current_turn(events: list[dict]) -> dict | None:
     return None
 
 
-async def rest_player(p: Player, http: httpx.AsyncClient, stats: Stats, stop: asyncio.Event) -> None:
+async def rest_player(p: Player, url: str, stats: Stats, stop: asyncio.Event) -> None:
     """Long-poll the table's events; on my turn think, act, and time until my poll shows its event."""
+    async with agent_client(url) as http:
+        await rest_play(p, http, stats, stop)
+
+
+async def rest_play(p: Player, http: httpx.AsyncClient, stats: Stats, stop: asyncio.Event) -> None:
     after, waiting = 0, None  # waiting: (the seq my last action produced, when I sent it)
     acted: set[tuple[str, int]] = set()
     path = f"/api/v2/poker/tables/{p.table}"
@@ -256,7 +268,7 @@ async def work(conn: Any, url: str, ws_url: str, owners: list[dict], seed: int) 
             if what == "seat":
                 new, joins = await seat_tables(http, owners, arg, seed)
                 for i, p in enumerate(new, start=len(players)):
-                    coro = ws_player(p, ws_url, stats, stop) if i % 2 else rest_player(p, http, stats, stop)
+                    coro = ws_player(p, ws_url, stats, stop) if i % 2 else rest_player(p, url, stats, stop)
                     tasks.append(asyncio.create_task(coro))
                 players += new
                 conn.send((len(new), joins))
