@@ -67,20 +67,23 @@ class Stats:
 
     window: tuple[float, float] = (float("inf"), float("inf"))
     latencies: list[float] = field(default_factory=list)  # ms
+    by_door: dict[str, list[float]] = field(default_factory=dict)  # the same, by "rest" / "ws"
     actions: int = 0
     refused: dict[str, int] = field(default_factory=dict)
 
-    def done(self, sent_at: float, arrived_at: float) -> None:
+    def done(self, sent_at: float, arrived_at: float, door: str) -> None:
         if self.window[0] <= sent_at <= self.window[1]:
             self.actions += 1
             self.latencies.append((arrived_at - sent_at) * 1000)
+            self.by_door.setdefault(door, []).append(self.latencies[-1])
 
     def refuse(self, why: str) -> None:
         self.refused[why] = self.refused.get(why, 0) + 1
 
     def measure(self, start: float, seconds: float) -> None:
         """A new step: forget the last one, count actions sent in [start, start + seconds]."""
-        self.window, self.latencies, self.actions, self.refused = (start, start + seconds), [], 0, {}
+        self.window, self.latencies, self.by_door = (start, start + seconds), [], {}
+        self.actions, self.refused = 0, {}
 
 
 @dataclass
@@ -131,7 +134,7 @@ async def rest_play(p: Player, http: httpx.AsyncClient, stats: Stats, stop: asyn
             continue
         after = events[-1]["seq"]
         if waiting and after >= waiting[0]:
-            stats.done(waiting[1], now)
+            stats.done(waiting[1], now, "rest")
             waiting = None
         turn = current_turn(events)
         if not p.my_turn(turn) or (turn["handId"], turn["turnId"]) in acted:
@@ -180,7 +183,7 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
                 last = max(last, frame["seq"])
                 arrived[frame["seq"]] = now
                 for seq in [s for s in expected if s <= last]:
-                    stats.done(expected.pop(seq), arrived.get(seq, now))
+                    stats.done(expected.pop(seq), arrived.get(seq, now), "ws")
                 turn = frame["event"].get("turn") if frame["event"]["kind"] == "turn" else None
                 if p.my_turn(turn) and (turn["handId"], turn["turnId"]) not in acted:
                     acted.add((turn["handId"], turn["turnId"]))
@@ -190,7 +193,7 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
             elif kind == "result" and frame.get("requestId") in sent_at:
                 t0 = sent_at.pop(frame["requestId"])
                 if frame["seq"] <= last:
-                    stats.done(t0, arrived.get(frame["seq"], now))
+                    stats.done(t0, arrived.get(frame["seq"], now), "ws")
                 else:
                     expected[frame["seq"]] = t0
             elif kind == "error" and frame.get("requestId") in sent_at:
@@ -276,7 +279,7 @@ async def work(conn: Any, url: str, ws_url: str, owners: list[dict], seed: int) 
                 stats.measure(time.perf_counter(), arg)
                 lags.clear()
             elif what == "report":
-                conn.send((stats.latencies, stats.actions, stats.refused, lags))
+                conn.send((stats.latencies, stats.actions, stats.refused, lags, stats.by_door))
             else:
                 break
         stop.set()
@@ -363,6 +366,9 @@ async def run(
                     "actions_per_s": sum(r[1] for r in reports) / step_seconds,
                     "p50": pct(latencies, 0.5),
                     "p99": pct(latencies, 0.99),
+                    "p99_by_door": {
+                        door: pct([x for r in reports for x in r[4].get(door, [])], 0.99) for door in ("rest", "ws")
+                    },
                     "refused": refused,
                     "loop_lag_ms": {
                         "p99": max(pct(r[3], 0.99) for r in reports),
@@ -387,16 +393,18 @@ async def run(
 
 def markdown(rows: list[dict]) -> str:
     names = list(rows[0]["usage"]) if rows else []
-    head = "| seated players | joins (status: count) | actions/s | p50 (ms) | p99 (ms) | " + " | ".join(
-        f"{n} CPU / RSS MB" for n in names
+    head = (
+        "| seated players | joins (status: count) | actions/s | p50 (ms) | p99 (ms) | p99 REST / WS (ms) | "
+        + " | ".join(f"{n} CPU / RSS MB" for n in names)
     )
-    out = [head + " | load generator loop lag p99 / max (ms) |", "|" + "---:|" * (6 + len(names))]
+    out = [head + " | load generator loop lag p99 / max (ms) |", "|" + "---:|" * (7 + len(names))]
     for r in rows:
         joins = ", ".join(f"{k}: {v}" for k, v in sorted(r["joins"].items()))
         cells = " | ".join(f"{r['usage'][n]['cpu']:.2f} / {r['usage'][n]['rss_mb']:.0f}" for n in names)
         lag = r["loop_lag_ms"]
         out.append(
-            f"| {r['players']} | {joins} | {r['actions_per_s']:.1f} | {r['p50']:.0f} | {r['p99']:.0f} | {cells} "
+            f"| {r['players']} | {joins} | {r['actions_per_s']:.1f} | {r['p50']:.0f} | {r['p99']:.0f} "
+            f"| {r['p99_by_door']['rest']:.0f} / {r['p99_by_door']['ws']:.0f} | {cells} "
             f"| {lag['p99']:.0f} / {lag['max']:.0f} |"
         )
     return "\n".join(out)

@@ -110,6 +110,11 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
         timeout=settings.request_timeout,
         cache_seconds=gw.auth_cache_seconds,
     )
+
+    async def close_identity() -> None:
+        app.state.identity.close()
+
+    ctx.on_shutdown(close_identity)
     app.state.idempotency = Idempotency(redis, gw.idempotency_ttl_seconds)
     app.state.login_throttle = LoginThrottle(
         redis,

@@ -14,7 +14,8 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final, Literal
+from collections.abc import Sequence
+from typing import Any, Final, Literal
 
 import sqlalchemy as sa
 from argon2 import PasswordHasher
@@ -29,6 +30,7 @@ from felt_contracts.wallet import AccountOpened, OpenAccount
 from felt_gateway.errors import ApiError
 from felt_gateway.store import api_keys, owners, participants, tokens
 from felt_runtime.bus import BusError, call
+from felt_runtime.db import LoopReader
 
 TOKEN_PREFIX = "felt_t_"
 KEY_PREFIX = "felt_ak_"
@@ -43,6 +45,10 @@ _DUMMY_HASH = _hasher.hash("not-a-real-password")
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _first(rows: Sequence[Any]) -> Any:
+    return rows[0] if rows else None
 
 
 def _aware(value: datetime) -> datetime:
@@ -93,6 +99,12 @@ class Identity:
         #: process (or straight in the database) it takes effect within `cache_seconds`.
         self.cache_seconds = cache_seconds
         self._cache: dict[str, tuple[float, Principal]] = {}
+        #: every credential is read again each `cache_seconds`: with a thousand agents, hundreds
+        #: of reads a second, in the loop's thread on SQLite (one hand-off each cost more)
+        self.reader = LoopReader(engine, "an authentication")
+
+    def close(self) -> None:
+        self.reader.close()
 
     # --- owners ---------------------------------------------------------------------------
 
@@ -190,43 +202,42 @@ class Identity:
     async def _authenticate(self, secret: str, key: str) -> tuple[Principal, float]:
         """The principal and for how many seconds it may be trusted without asking again."""
         now = _now()
-        async with self.engine.connect() as conn:
-            if secret.startswith(TOKEN_PREFIX):
-                row = (
-                    await conn.execute(
-                        sa.select(tokens.c.owner_id, tokens.c.expires_at, participants.c.id, participants.c.name)
-                        .join(
-                            participants,
-                            sa.and_(participants.c.owner_id == tokens.c.owner_id, participants.c.human_slot == HUMAN),
-                        )
-                        .where(tokens.c.token_hash == key)
+        if secret.startswith(TOKEN_PREFIX):
+            row = _first(
+                await self.reader.all(
+                    sa.select(tokens.c.owner_id, tokens.c.expires_at, participants.c.id, participants.c.name)
+                    .join(
+                        participants,
+                        sa.and_(participants.c.owner_id == tokens.c.owner_id, participants.c.human_slot == HUMAN),
                     )
-                ).first()
-                if row is None or _aware(row.expires_at) <= now:
-                    raise ApiError(ErrorCode.UNAUTHORIZED, "token unknown or expired")
-                return (
-                    Principal(row.owner_id, row.id, HUMAN, "token", row.name, f"token-{key[:24]}"),
-                    (_aware(row.expires_at) - now).total_seconds(),
+                    .where(tokens.c.token_hash == key)
                 )
-            if secret.startswith(KEY_PREFIX):
-                agent = (
-                    await conn.execute(
-                        sa.select(
-                            participants.c.owner_id,
-                            participants.c.id,
-                            participants.c.kind,
-                            participants.c.name,
-                            api_keys.c.id.label("key_id"),
-                        )
-                        .join(api_keys, api_keys.c.participant_id == participants.c.id)
-                        .where(api_keys.c.key_hash == key, api_keys.c.revoked_at.is_(None))
+            )
+            if row is None or _aware(row.expires_at) <= now:
+                raise ApiError(ErrorCode.UNAUTHORIZED, "token unknown or expired")
+            return (
+                Principal(row.owner_id, row.id, HUMAN, "token", row.name, f"token-{key[:24]}"),
+                (_aware(row.expires_at) - now).total_seconds(),
+            )
+        if secret.startswith(KEY_PREFIX):
+            agent = _first(
+                await self.reader.all(
+                    sa.select(
+                        participants.c.owner_id,
+                        participants.c.id,
+                        participants.c.kind,
+                        participants.c.name,
+                        api_keys.c.id.label("key_id"),
                     )
-                ).first()
-                if agent is None or agent.kind != AGENT:
-                    raise ApiError(ErrorCode.UNAUTHORIZED, "API key unknown or revoked")
-                return Principal(
-                    agent.owner_id, agent.id, AGENT, "api_key", agent.name, f"key-{agent.key_id}"
-                ), self.cache_seconds
+                    .join(api_keys, api_keys.c.participant_id == participants.c.id)
+                    .where(api_keys.c.key_hash == key, api_keys.c.revoked_at.is_(None))
+                )
+            )
+            if agent is None or agent.kind != AGENT:
+                raise ApiError(ErrorCode.UNAUTHORIZED, "API key unknown or revoked")
+            return Principal(
+                agent.owner_id, agent.id, AGENT, "api_key", agent.name, f"key-{agent.key_id}"
+            ), self.cache_seconds
         raise ApiError(ErrorCode.UNAUTHORIZED, "credentials not recognised")
 
     # --- participants and keys ------------------------------------------------------------

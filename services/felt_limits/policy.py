@@ -8,12 +8,10 @@ Lowering a cap applies at once; raising one waits `raise_cooloff_seconds` as a p
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, TypeVar
 
-import sqlalchemy as sa
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -43,7 +41,7 @@ from felt_limits.clock import Clock, utc
 from felt_limits.holds import Holds
 from felt_limits.settings import LimitsSettings
 from felt_runtime.bus import BusError
-from felt_runtime.db import sqlite_sync_engine
+from felt_runtime.db import LoopReader
 
 M = TypeVar("M", bound=BaseModel)  # a result model
 
@@ -114,25 +112,11 @@ class Limits:
         self.settings = settings
         self.defaults = settings.defaults()
         self.holds = Holds(settings.hold_seconds)
-        self.reader = sqlite_sync_engine(engine, timeout=READ_BUSY_SECONDS)
+        # a check's rows: in the loop's thread on SQLite (felt_runtime.db.LoopReader)
+        self.reader = LoopReader(engine, "the check's read", READ_BUSY_SECONDS)
 
     def close(self) -> None:
-        if self.reader is not None:
-            self.reader.dispose()
-
-    async def _read(self, statement: Any, params: dict[str, Any]) -> Sequence[Any]:
-        """A check's rows. On SQLite they are read in the loop's own thread on a plain connection:
-        a read of a WAL database does not wait for writers, and the async driver's hand-offs to its
-        thread (cursor, execute, fetch, close) cost more than the read itself. Should the file be
-        busy anyway (a checkpoint, a recovery), the read waits for it on the async driver instead."""
-        if self.reader is not None:
-            try:
-                with self.reader.connect() as conn:
-                    return conn.execute(statement, params).all()
-            except sa.exc.OperationalError:
-                log.warning("the check's read found the database busy: read on the async driver")
-        async with self.engine.connect() as conn:
-            return (await conn.execute(statement, params)).all()
+        self.reader.close()
 
     def today(self, now: datetime) -> date:
         return now.date()  # now is aware UTC: daily counters reset at 00:00 UTC
@@ -209,7 +193,7 @@ class Limits:
             req.session_id if req.session_id and SESSION_LIMITS & wants.keys() else None,
             exposure=LimitName.RESERVED_EXPOSURE in wants,
         )
-        reads = store.check_reads(keys, await self._read(statement, params))
+        reads = store.check_reads(keys, await self.reader.all(statement, params))
         for scope, scope_id, _ in scopes:
             if (scope.value, scope_id) in reads.frozen:
                 raise BusError(

@@ -70,8 +70,8 @@ async def test_a_check_is_one_statement_that_reads_every_table(database_url: str
                 ],
             )
         limits = Limits(engine, clock, LimitsSettings())
-        if limits.reader is not None:  # SQLite: checks read on their own connection
-            sa.event.listen(limits.reader, "before_cursor_execute", lambda *a: statements.append(a[2]))
+        if limits.reader.sync is not None:  # SQLite: checks read on their own connection
+            sa.event.listen(limits.reader.sync, "before_cursor_execute", lambda *a: statements.append(a[2]))
 
         def ask(kind: CheckKind, amount: int | None = None) -> LimitsCheck:
             return LimitsCheck(kind=kind, owner_id=owner, participant_id=participant, session_id=session, amount=amount)
@@ -117,8 +117,8 @@ async def test_a_buy_in_check_finds_the_open_sessions_by_index_whatever_the_hist
         history += [event(TransferKind.CASH_OUT, owner, f"old{i}", 10) for i in range(50)]
         await apply_events(engine, clock, [*history, event(TransferKind.BUY_IN, owner, "open", 30)])
         limits = Limits(engine, clock, LimitsSettings())
-        if limits.reader is not None:
-            sa.event.listen(limits.reader, "before_cursor_execute", lambda *a: captured.append((a[2], a[3])))
+        if limits.reader.sync is not None:
+            sa.event.listen(limits.reader.sync, "before_cursor_execute", lambda *a: captured.append((a[2], a[3])))
         captured.clear()
         decision = await limits.check(
             LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=f"{owner}-p", amount=5)
@@ -156,8 +156,8 @@ async def test_a_check_on_a_locked_sqlite_file_waits_on_the_async_driver_not_in_
     check = LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=f"{owner}-p", amount=5)
     await limits.check(check)
     await engine.dispose()  # no connection open: the locker's exclusive lock takes the whole file
-    assert limits.reader is not None
-    limits.reader.dispose()
+    assert limits.reader.sync is not None
+    limits.reader.sync.dispose()
     locker = sqlite3.connect(path, isolation_level=None)
     locker.execute("PRAGMA locking_mode=EXCLUSIVE")
     locker.execute("BEGIN EXCLUSIVE")
