@@ -19,8 +19,10 @@ p50/p99, actions/s, CPU (share of one core) and RSS of every service and of this
 The agents run in `--workers` processes (default 4), each with its own event loop, so the load
 generator's own loop lag (reported per step: the p99 and the worst delay of a 50 ms sleep) stays
 out of the latencies; one process served 240 agents with a p99 loop lag of 144 ms. The main
-process starts the room, creates the tables and three owners, and hands each worker its share of
-tables; every worker's agents belong to the same three owners.
+process starts the room, creates the tables and `--owner-groups` groups of three owners (one
+group by default: every agent belongs to one of three owners, as one operator running many
+agents), and hands each worker its share of tables; a table's three agents belong to the owners
+of one group, the groups taken in turn.
 """
 
 from __future__ import annotations
@@ -203,7 +205,7 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
 
 
 async def seat_tables(
-    http: httpx.AsyncClient, owners: list[dict], tables: list[str], seed: int
+    http: httpx.AsyncClient, groups: list[list[dict]], tables: list[str], seed: int
 ) -> tuple[list[Player], dict[int, int]]:
     """Agents for new tables, then every join at once; join statuses counted."""
     sem = asyncio.Semaphore(16)
@@ -212,7 +214,7 @@ async def seat_tables(
         async with sem:
             return await new_agent(http, owner, "load")
 
-    agents = await asyncio.gather(*(agent(o) for _ in tables for o in owners))
+    agents = await asyncio.gather(*(agent(o) for i, _ in enumerate(tables) for o in groups[i % len(groups)]))
     pairs = [(t, agents[i * PLAYERS + j]) for i, t in enumerate(tables) for j in range(PLAYERS)]
     statuses: dict[int, int] = {}
 
@@ -258,7 +260,7 @@ async def lag_probe(lags: list[float], stop: asyncio.Event) -> None:
         lags.append((time.perf_counter() - t - LAG_TICK) * 1000)
 
 
-async def work(conn: Any, url: str, ws_url: str, owners: list[dict], seed: int) -> None:
+async def work(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed: int) -> None:
     """One worker process: seat the tables it is given, play them, report each measured step."""
     stop, stats = asyncio.Event(), Stats()
     lags: list[float] = []
@@ -286,14 +288,14 @@ async def work(conn: Any, url: str, ws_url: str, owners: list[dict], seed: int) 
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def worker(conn: Any, url: str, ws_url: str, owners: list[dict], seed: int) -> None:
+def worker(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed: int) -> None:
     asyncio.run(work(conn, url, ws_url, owners, seed))
 
 
 class Workers:
     """The agent processes, spoken to over pipes (each call: every worker, concurrently)."""
 
-    def __init__(self, n: int, url: str, ws_url: str, owners: list[dict], seed: int) -> None:
+    def __init__(self, n: int, url: str, ws_url: str, owners: list[list[dict]], seed: int) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conns, self.procs = [], []
         for i in range(n):
@@ -319,7 +321,13 @@ class Workers:
 
 
 async def run(
-    levels: list[int], step_seconds: float, warmup: float, target_ms: float, seed: int, n_workers: int
+    levels: list[int],
+    step_seconds: float,
+    warmup: float,
+    target_ms: float,
+    seed: int,
+    n_workers: int,
+    owner_groups: int = 1,
 ) -> list[dict]:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="felt-load-") as tmpdir:
@@ -329,7 +337,7 @@ async def run(
         workers: Workers | None = None
         try:
             async with httpx.AsyncClient(base_url=stack.url, timeout=60) as http:
-                owners = [await sign_up(http) for _ in range(PLAYERS)]
+                owners = [[await sign_up(http) for _ in range(PLAYERS)] for _ in range(owner_groups)]
             workers = Workers(n_workers, stack.url, stack.ws_url, owners, seed)
             procs: dict[str, Any] = {**stack.procs, "gateway": stack.gateway, "load generator": workers.ps}
             n_tables = 0
@@ -418,9 +426,12 @@ def main() -> int:
     ap.add_argument("--p99-ms", type=float, default=150, help="stop after the first step over this")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=4, help="load generator processes")
+    ap.add_argument("--owner-groups", type=int, default=1, help="groups of three owners the agents belong to")
     args = ap.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
-    rows = asyncio.run(run(levels, args.step_seconds, args.warmup, args.p99_ms, args.seed, args.workers))
+    rows = asyncio.run(
+        run(levels, args.step_seconds, args.warmup, args.p99_ms, args.seed, args.workers, args.owner_groups)
+    )
     print(markdown(rows))
     return 0
 
