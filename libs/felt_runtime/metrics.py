@@ -43,6 +43,11 @@ BATCH = Histogram(
     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
     registry=REGISTRY,
 )
+GC_FROZEN = Gauge(
+    "felt_gc_frozen_objects",
+    "objects start-up left alive, frozen out of the garbage collector's full collections",
+    registry=REGISTRY,
+)
 SOCKETS = Gauge("felt_gateway_sockets", "WebSockets open on this gateway", registry=REGISTRY)
 TABLES_OWNED = Gauge(
     "felt_table_tables_owned", "Tables this table-service replica owns (holds the lease of)", registry=REGISTRY

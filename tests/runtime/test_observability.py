@@ -102,6 +102,9 @@ async def test_metrics_everywhere_and_one_correlation_id_from_gateway_to_wallet(
         plain = [line for line in proc.log.read_text(errors="replace").splitlines() if line and not _is_json(line)]
         assert plain == [], f"{name}: {plain[:3]}"
     assert _sample(gateway_metrics, "felt_gateway_sockets") == 1
+    # every service froze what start-up left alive (full collections paused loops 100-400 ms)
+    for name, text in {**metrics, "gateway": gateway_metrics}.items():
+        assert _sample(text, "felt_gc_frozen_objects") > 10_000, name
     assert _sample(gateway_metrics, "felt_bus_calls_total", request="TableRequest", outcome="ok") >= 5
     assert _sample(metrics["table"], "felt_hands_total", event="started") >= 1
     assert _sample(metrics["table"], "felt_hands_total", event="finished") >= 1
