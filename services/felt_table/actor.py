@@ -16,12 +16,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from felt_runtime.idempotency import fingerprint
 from felt_contracts.deadlines import AbsentDeadline, ClosesAtDeadline, GraceDeadline, IntermissionDeadline, TurnDeadline
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import TableConfig, TableResult, TableSummary
+from felt_contracts.table import TableConfig, TableResult, TableSummary, TableView
 from felt_runtime.bus import BusError
 from felt_runtime.logs import CORRELATION
 from felt_table import closing, hands, play, recovery, seating, views
@@ -59,26 +61,41 @@ COMMANDS: dict[type, Handler] = {**seating.COMMANDS, **play.COMMANDS, **views.CO
 
 
 class Recent:
-    """The outcomes of a table's last commands by `message_id` (bounded, oldest dropped first)."""
+    """The outcomes of a table's last commands by `message_id` (bounded, oldest dropped first).
+
+    A kept result holds no table view (a view is most of a result's objects: 256 of them per
+    table made up most of the table service's heap, which every full garbage collection walks);
+    its replay carries the table as it is at the replay, as the gateway's replays do, with the
+    first outcome's status, seq, seat and buy-in."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.outcomes: OrderedDict[str, tuple[str, TableResult | BusError]] = OrderedDict()
+        #: message_id -> (fingerprint of the command, outcome without its view, whether it had one)
+        self.outcomes: OrderedDict[str, tuple[str, TableResult | BusError, bool]] = OrderedDict()
 
-    def get(self, message_id: str, command: Any) -> TableResult | BusError | None:
+    def get(
+        self, message_id: str, command: Any, current_view: Callable[[], TableView] | None = None
+    ) -> TableResult | BusError | None:
         seen = self.outcomes.get(message_id)
         if seen is None:
             return None
-        if seen[0] != fingerprint(command, type(command).__name__):
+        fp, outcome, had_view = seen
+        if fp != fingerprint(command, type(command).__name__):
             return BusError(
                 ErrorCode.CONFLICT, "this message_id was used for another command", reason="message_id_reused"
             )
-        return _bare(seen[1])
+        if isinstance(outcome, BusError):
+            return _bare(outcome)
+        if had_view and current_view is not None:
+            return outcome.model_copy(update={"view": current_view()})
+        return outcome
 
     def put(self, message_id: str, command: Any, outcome: TableResult | BusError) -> None:
         if isinstance(outcome, BusError) and recovery.retryable(outcome):
             return
-        self.outcomes[message_id] = (fingerprint(command, type(command).__name__), _bare(outcome))
+        had_view = isinstance(outcome, TableResult) and outcome.view is not None
+        kept = outcome.model_copy(update={"view": None}) if had_view else _bare(outcome)
+        self.outcomes[message_id] = (fingerprint(command, type(command).__name__), kept, had_view)
         while len(self.outcomes) > self.size:
             self.outcomes.popitem(last=False)
 
@@ -144,7 +161,13 @@ class TableActor:
             CORRELATION.set(correlation)
             if message_id is not None and type(command) in views.COMMANDS:
                 message_id = None  # a query changes nothing: nothing to remember
-            seen = self.recent.get(message_id, command) if message_id is not None else None
+            seen = (
+                self.recent.get(
+                    message_id, command, partial(views.view, self.table, getattr(command, "participant_id", None))
+                )
+                if message_id is not None
+                else None
+            )
             if seen is not None:
                 if isinstance(seen, BusError):
                     fut.set_exception(seen)

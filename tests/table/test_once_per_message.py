@@ -56,7 +56,10 @@ async def test_an_act_resent_when_its_sender_has_the_turn_again_gets_the_first_r
     before = await view(bus, t)
     assert actor_of(before) == sb and before.hand.street == "flop"
     again = await send(bus, t, call_sb, "call-1")
-    assert again == first  # the first result (its seq, its view), nothing applied
+    # the first outcome (its seq), with the table as it is now; nothing applied
+    assert (again.seq, again.status, again.seat) == (first.seq, first.status, first.seat)
+    assert first.view is not None and first.view.hand.street == "preflop"
+    assert again.view is not None and (again.view.seq, again.view.hand.street) == (before.seq, "flop")
     after = await view(bus, t)
     assert (after.seq, after.hand.turn_id, actor_of(after)) == (before.seq, before.hand.turn_id, sb)
     assert (await kinds(bus, t)).count("call") == 1

@@ -4,9 +4,16 @@ refusal holds no traceback, so the failed handler's frames are freed and replays
 from __future__ import annotations
 
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import Act
+from felt_contracts.table import Act, TableConfig, TableResult, TableView
 from felt_runtime.bus import BusError
 from felt_table.actor import Recent
+
+
+def _view(hand_no: int) -> TableView:
+    config = TableConfig(
+        table_id="t", rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, max_buy_in=200
+    )
+    return TableView(table_id="t", rules_version="nlhe-1", config=config, seq=hand_no, hands_played=hand_no)
 
 
 def _refusal() -> BusError:
@@ -22,7 +29,7 @@ def test_a_kept_refusal_holds_no_traceback_and_replays_as_it_was() -> None:
     refused = _refusal()
     assert refused.__traceback__ is not None
     recent.put("m1", command, refused)
-    (_, kept) = recent.outcomes["m1"]
+    (_, kept, _) = recent.outcomes["m1"]
     assert isinstance(kept, BusError) and kept.__traceback__ is None
     for _ in range(3):  # each replay is raised to its sender: the kept one stays bare
         again = recent.get("m1", command)
@@ -46,3 +53,22 @@ def test_only_the_last_size_outcomes_are_kept() -> None:
         recent.put(f"m{i}", command, _refusal())
     assert list(recent.outcomes) == ["m2", "m3", "m4"]
     assert recent.get("m0", command) is None
+
+
+def test_a_kept_result_holds_no_view_and_its_replay_shows_the_table_as_it_is_now() -> None:
+    """Views were most of the table service's heap (256 kept results per table): a replay gets
+    the first outcome's status, seq and seat with the view of the moment, as the gateway's do."""
+    recent = Recent(8)
+    command = Act(participant_id="p", action="check")
+    first = TableResult(table_id="t", seq=7, seat=2, view=_view(hand_no=1))
+    recent.put("m1", command, first)
+    (_, kept, _) = recent.outcomes["m1"]
+    assert isinstance(kept, TableResult) and kept.view is None
+    again = recent.get("m1", command, lambda: _view(hand_no=2))
+    assert isinstance(again, TableResult)
+    assert (again.seq, again.seat, again.status) == (7, 2, "ok")
+    assert again.view == _view(hand_no=2)
+    # a result that had no view replays without one
+    recent.put("m2", command, TableResult(table_id="t", seq=8))
+    plain = recent.get("m2", command, lambda: _view(hand_no=3))
+    assert isinstance(plain, TableResult) and plain.view is None
