@@ -54,8 +54,11 @@ def act(
     cards: list[str] | tuple[str, ...],
     hand_id: str | None,
     turn_id: int | None,
+    *,
+    with_view: bool = True,
 ) -> Act:
-    """The table's `Act` from the client's action JSON (seed 004; REST body or `act` frame)."""
+    """The table's `Act` from the client's action JSON (seed 004; REST body or `act` frame;
+    `with_view`: the reply carries the view, which REST returns and a socket does not)."""
     return Act(
         participant_id=who.participant_id,
         credential_id=who.credential_id,
@@ -64,6 +67,7 @@ def act(
         cards=tuple(cards),
         hand_id=hand_id,
         turn_id=turn_id,
+        with_view=with_view,
     )
 
 

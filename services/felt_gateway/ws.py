@@ -320,7 +320,13 @@ class Connection:
                 command: Any
                 if isinstance(frame, F.ActFrame):
                     command = commands.act(
-                        who, frame.action.type, frame.action.amount, frame.action.cards, frame.hand_id, frame.turn_id
+                        who,
+                        frame.action.type,
+                        frame.action.amount,
+                        frame.action.cards,
+                        frame.hand_id,
+                        frame.turn_id,
+                        with_view=False,  # the socket's result frame carries no table: events do
                     )
                 elif isinstance(frame, F.CommandFrame):
                     command = commands.command(who, frame.type, **frame.fields())

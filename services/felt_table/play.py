@@ -73,7 +73,7 @@ async def act(t: Table, c: Act) -> TableResult:
         await t.sessions.allow_wager(s, st.hand_id or "", t.wallet.commit_seq, wager)
     s.timeouts = 0
     await hands.step(t, nxt)
-    return t.result(view=view(t, c.participant_id))
+    return t.result(view=view(t, c.participant_id) if c.with_view else None)
 
 
 async def preaction(t: Table, c: SetPreAction) -> TableResult:
