@@ -270,7 +270,7 @@ def turn(t: Table) -> None:
         legal_actions=legal,
         time_bank_seconds=t.bank_of(pid),
     )
-    t.emit("turn", hand_id=st.hand_id, seat=seat, participant_id=info.participant_id, turn=info.model_dump(mode="json"))
+    t.emit("turn", hand_id=st.hand_id, seat=seat, participant_id=info.participant_id, turn=info)
 
 
 async def finish(t: Table) -> None:

@@ -171,7 +171,7 @@ async def bank_started(t: Table, b: BankStarted) -> TableResult:
         seat=seat,
         participant_id=pid,
         detail=f"{b.bank_seconds:g}",
-        turn=info.model_dump(mode="json"),
+        turn=info,
     )
     return t.result()
 

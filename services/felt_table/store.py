@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_runtime.db import Transactions
@@ -197,6 +198,12 @@ class Store:
         return [dict(r) for r in rows]
 
 
+def _jsonable(value: Any) -> Any:
+    """An event's values as JSON: a model (a turn's `TurnInfo`, kept as a model in the outbox so
+    that rendering the event does not parse it back) as its JSON dump; anything else as text."""
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else str(value)
+
+
 def _write(conn: sa.Connection, writes: list[Write]) -> None:
     """One transaction of many commands' writes (on SQLite in the store's own thread)."""
     rows = [
@@ -204,7 +211,7 @@ def _write(conn: sa.Connection, writes: list[Write]) -> None:
             "table_id": e["table_id"],
             "seq": e["seq"],
             "hand_id": e.get("hand_id"),
-            "body": json.dumps(e, default=str),
+            "body": json.dumps(e, default=_jsonable),
         }
         for w in writes
         for e in w.events
