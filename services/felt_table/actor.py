@@ -100,12 +100,10 @@ class Recent:
             self.outcomes.popitem(last=False)
 
 
-def _bare(outcome: TableResult | BusError) -> TableResult | BusError:
+def _bare(refusal: BusError) -> BusError:
     """A refusal as a new exception without a traceback: a kept one would hold the failed
     handler's frames (and their locals) alive, and each replay raised would lengthen it."""
-    if isinstance(outcome, BusError):
-        return BusError(outcome.code, outcome.message, **outcome.details)
-    return outcome
+    return BusError(refusal.code, refusal.message, **refusal.details)
 
 
 async def _timer_silent(t: Table) -> None:
