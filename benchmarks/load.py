@@ -53,6 +53,7 @@ from bench_gateway import (
 from faststream.nats import NatsBroker
 
 from felt_contracts.table import StartMode
+from felt_runtime.bus import BusError
 from tests.support.gateway import choose, new_agent, sign_up
 
 PLAYERS = 3  # agents per table, one per owner
@@ -342,12 +343,16 @@ async def run(
             procs: dict[str, Any] = {**stack.procs, "gateway": stack.gateway, "load generator": workers.ps}
             n_tables = 0
             for level in levels:
-                new = [
-                    await create_table(
-                        bus, start_mode=StartMode.AUTO, turn_seconds=TURN_SECONDS, intermission_seconds=INTERMISSION
-                    )
-                    for _ in range(max(0, level // PLAYERS - n_tables))
-                ]
+                try:
+                    new = [
+                        await create_table(
+                            bus, start_mode=StartMode.AUTO, turn_seconds=TURN_SECONDS, intermission_seconds=INTERMISSION
+                        )
+                        for _ in range(max(0, level // PLAYERS - n_tables))
+                    ]
+                except BusError as exc:  # a saturated room: the steps so far are the result
+                    print(f"step {level}: the tables could not be created ({exc.message}); stopping", flush=True)
+                    break
                 n_tables += len(new)
                 t0 = time.perf_counter()
                 seated = await workers.ask([("seat", new[i::n_workers]) for i in range(n_workers)])
