@@ -271,8 +271,8 @@ async def check_dependencies(name: str, settings: Settings, ctx: ServiceContext 
 async def freeze_heap_once_started(server: Any) -> None:
     """Once the service is up, move what start-up left alive (modules, models, schemas, tables:
     most of the heap, and all of it long-lived) out of the garbage collector's sight, so that a
-    full collection walks only what was made since (see docs/benchmarks.md, "Garbage collector
-    pauses"). Cycles among the frozen objects are never collected: they are start-up's,
+    full collection walks only what was made since (docs/benchmarks.md, "The load generator, the
+    garbage collector and the remaining tail"). Cycles among the frozen objects are never collected: they are start-up's,
     collected once just before."""
     while not server.started:
         await asyncio.sleep(0.05)

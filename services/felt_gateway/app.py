@@ -103,7 +103,7 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     ctx.on_startup(presence.start)
     ctx.on_shutdown(presence.stop)
     app.state.chat_members = ChatMembers(bus)
-    app.state.identity = Identity(
+    app.state.identity = identity = Identity(
         engine,
         broker,
         token_ttl=gw.token_ttl_seconds,
@@ -112,7 +112,7 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     )
 
     async def close_identity() -> None:
-        app.state.identity.close()
+        identity.close()
 
     ctx.on_shutdown(close_identity)
     app.state.idempotency = Idempotency(redis, gw.idempotency_ttl_seconds)

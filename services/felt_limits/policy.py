@@ -46,8 +46,6 @@ from felt_runtime.db import LoopReader
 M = TypeVar("M", bound=BaseModel)  # a result model
 
 log = logging.getLogger("felt.limits")
-#: how long a check's read in the loop's thread may wait for a locked SQLite file (it blocks the loop)
-READ_BUSY_SECONDS = 0.05
 
 ORDER = list(LimitName)
 SESSION_LIMITS = {LimitName.SESSION_HANDS, LimitName.SESSION_WAGER}
@@ -113,7 +111,7 @@ class Limits:
         self.defaults = settings.defaults()
         self.holds = Holds(settings.hold_seconds)
         # a check's rows: in the loop's thread on SQLite (felt_runtime.db.LoopReader)
-        self.reader = LoopReader(engine, "the check's read", READ_BUSY_SECONDS)
+        self.reader = LoopReader(engine, "the check's read")
 
     def close(self) -> None:
         self.reader.close()

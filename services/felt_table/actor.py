@@ -94,7 +94,11 @@ class Recent:
         if isinstance(outcome, BusError) and recovery.retryable(outcome):
             return
         had_view = isinstance(outcome, TableResult) and outcome.view is not None
-        kept = outcome.model_copy(update={"view": None}) if isinstance(outcome, TableResult) else _bare(outcome)
+        kept: TableResult | BusError
+        if isinstance(outcome, BusError):
+            kept = _bare(outcome)
+        else:
+            kept = outcome.model_copy(update={"view": None}) if had_view else outcome
         self.outcomes[message_id] = (fingerprint(command, type(command).__name__), kept, had_view)
         while len(self.outcomes) > self.size:
             self.outcomes.popitem(last=False)

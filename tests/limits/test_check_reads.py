@@ -147,7 +147,7 @@ async def test_a_buy_in_check_finds_the_open_sessions_by_index_whatever_the_hist
 async def test_a_check_on_a_locked_sqlite_file_waits_on_the_async_driver_not_in_the_loop(tmp_path, caplog) -> None:
     """Checks read SQLite in the loop's own thread; a file another process holds locked must
     not stall the loop (every other check and reply of the service would wait): the read gives
-    up after `READ_BUSY_SECONDS` and waits on the async driver, and answers once the lock goes."""
+    up after `LoopReader`'s busy time and waits on the async driver, and answers once the lock goes."""
     path = tmp_path / "limits.sqlite"
     engine = create_engine(f"sqlite+aiosqlite:///{path}")
     await migrate(engine, "felt_limits", "limits")
