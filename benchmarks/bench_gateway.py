@@ -28,7 +28,6 @@ import asyncio
 import json
 import os
 import re
-import ssl
 import sys
 import tempfile
 import time
@@ -63,6 +62,7 @@ from felt_gateway.commands import act as make_act
 from felt_gateway.identity import Principal
 from felt_runtime import infra
 from felt_runtime.bus import BusError, call
+from agent_http import AgentHTTP
 from bench_table import profile_services
 from tests.support.gateway import Stack, choose, new_agent, sign_up
 from tests.support.services import ServiceProcess, ServiceRunner
@@ -73,19 +73,6 @@ INTERMISSION = 0.05  # auto-start tables: the next hand is dealt right away
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-#: one TLS context for every client (httpx builds one per client otherwise; nothing here uses TLS)
-_TLS = ssl.create_default_context()
-
-
-def agent_client(base_url: str) -> httpx.AsyncClient:
-    """An HTTP client of one agent (a long-poll and an action at a time). One shared client for
-    every agent made the load generator the bottleneck: httpcore's pool scans all of its
-    connections for every request, and with 90 agents it spent 80% of its CPU there while the
-    gateway was half idle."""
-    return httpx.AsyncClient(
-        base_url=base_url, timeout=60, verify=_TLS, limits=httpx.Limits(max_connections=4, max_keepalive_connections=4)
-    )
 
 
 def pct(values: list[float], q: float) -> float:
@@ -398,23 +385,23 @@ async def gateway_phase(
             seats.append((table, a))
 
     async def agent(table: str, a: dict) -> None:
-        async with agent_client(stack.url) as own:
+        async with AgentHTTP(stack.url) as own:
             await play(own, table, a)
 
-    async def play(http: httpx.AsyncClient, table: str, a: dict) -> None:
+    async def play(http: AgentHTTP, table: str, a: dict) -> None:
         me = a["participantId"]
         after = 0
         acted: set[tuple[str, int]] = set()
         while not run.stop:
-            r = await http.get(
+            status, got = await http.get(
                 f"/api/v2/poker/tables/{table}/events", params={"after": after, "wait": 2}, headers=a["headers"]
             )
             now = time.perf_counter()
-            if r.status_code != 200:
-                run.refuse(f"events {r.status_code}")
+            if status != 200:
+                run.refuse(f"events {status}")
                 await asyncio.sleep(0.1)
                 continue
-            evs = r.json()["events"]
+            evs = got["events"]
             if not evs:
                 continue
             after = evs[-1]["seq"]
@@ -430,15 +417,15 @@ async def gateway_phase(
             acted.add((turn["handId"], turn["turnId"]))
             body = choose(turn["legalActions"]) | {"handId": turn["handId"], "turnId": turn["turnId"]}
             t0 = time.perf_counter()
-            r = await http.post(
+            status, got = await http.post(
                 f"/api/v2/poker/tables/{table}/actions",
-                json=body,
+                body,
                 headers={**a["headers"], "Idempotency-Key": f"{turn['handId']}:{turn['turnId']}"},
             )
-            if r.status_code == 200:
-                run.actions.append((table, t0, r.json()["seq"]))
+            if status == 200:
+                run.actions.append((table, t0, got["seq"]))
             else:
-                run.refuse(f"{r.status_code} {r.json().get('code')}")
+                run.refuse(f"{status} {got.get('code')}")
 
     tasks = [asyncio.create_task(agent(t, a)) for t, a in seats]
     watched = {"gateway": stack.gateway.process, "table": stack.procs["table"].process, "client": psutil.Process()}

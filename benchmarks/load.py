@@ -42,8 +42,8 @@ from typing import Any
 import httpx
 import psutil
 import websockets
+from agent_http import AgentHTTP
 from bench_gateway import (
-    agent_client,
     cpu_seconds,
     create_table,
     pct,
@@ -117,22 +117,22 @@ def current_turn(events: list[dict]) -> dict | None:
 
 async def rest_player(p: Player, url: str, stats: Stats, stop: asyncio.Event) -> None:
     """Long-poll the table's events; on my turn think, act, and time until my poll shows its event."""
-    async with agent_client(url) as http:
+    async with AgentHTTP(url) as http:
         await rest_play(p, http, stats, stop)
 
 
-async def rest_play(p: Player, http: httpx.AsyncClient, stats: Stats, stop: asyncio.Event) -> None:
+async def rest_play(p: Player, http: AgentHTTP, stats: Stats, stop: asyncio.Event) -> None:
     after, waiting = 0, None  # waiting: (the seq my last action produced, when I sent it)
     acted: set[tuple[str, int]] = set()
     path = f"/api/v2/poker/tables/{p.table}"
     while not stop.is_set():
-        r = await http.get(f"{path}/events", params={"after": after, "wait": 10}, headers=p.agent["headers"])
+        status, got = await http.get(f"{path}/events", params={"after": after, "wait": 10}, headers=p.agent["headers"])
         now = time.perf_counter()
-        if r.status_code != 200:
-            stats.refuse(f"events {r.status_code}")
+        if status != 200:
+            stats.refuse(f"events {status}")
             await asyncio.sleep(0.5)
             continue
-        events = r.json()["events"]
+        events = got["events"]
         if not events:
             continue
         after = events[-1]["seq"]
@@ -147,11 +147,11 @@ async def rest_play(p: Player, http: httpx.AsyncClient, stats: Stats, stop: asyn
         body = choose(turn["legalActions"]) | {"handId": turn["handId"], "turnId": turn["turnId"]}
         sent = time.perf_counter()
         key = f"{turn['handId']}:{turn['turnId']}"
-        r = await http.post(f"{path}/actions", json=body, headers={**p.agent["headers"], "Idempotency-Key": key})
-        if r.status_code == 200:
-            waiting = (r.json()["seq"], sent)
+        status, got = await http.post(f"{path}/actions", body, headers={**p.agent["headers"], "Idempotency-Key": key})
+        if status == 200:
+            waiting = (got["seq"], sent)
         else:
-            stats.refuse(f"act {r.status_code} {r.json().get('code')}")
+            stats.refuse(f"act {status} {got.get('code')}")
 
 
 async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -> None:
