@@ -549,3 +549,10 @@ async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]
         FreezeState,
     )
     return camel(state)
+
+
+#: the agents' loop, matched first: FastAPI tries a router's routes in order at about 5 µs each,
+#: and these two are most of the requests (a long-poll per agent and an action per turn); 60 µs
+#: of a 330 µs long-poll was routing with them twelfth (docs/benchmarks.md, "Gateway requests")
+HOT_PATHS = (f"{router.prefix}/tables/{{table_id}}/events", f"{router.prefix}/tables/{{table_id}}/actions")
+router.routes.sort(key=lambda route: getattr(route, "path", "") not in HOT_PATHS)
