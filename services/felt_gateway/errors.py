@@ -10,6 +10,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from redis.exceptions import ConnectionError as ValkeyConnectionError
+from redis.exceptions import TimeoutError as ValkeyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from felt_contracts.errors import ErrorCode
@@ -138,6 +140,20 @@ def install(app: FastAPI) -> None:
         if exc.code == ErrorCode.INTERNAL:
             log.warning("dependency failed", extra={"message": exc.message})
         return from_bus(exc)
+
+    @app.exception_handler(ValkeyConnectionError)
+    @app.exception_handler(ValkeyTimeoutError)
+    async def _valkey(_: Request, exc: Exception) -> JSONResponse:
+        """Valkey (idempotency records, login throttling, presence) unreachable or out of free
+        connections: the request did nothing and may be retried, like a bus dependency's outage."""
+        log.warning("valkey unavailable", extra={"error": type(exc).__name__})
+        return error_response(
+            ErrorCode.UNAVAILABLE,
+            "a dependency is unavailable: retry",
+            503,
+            {"dependency": "valkey"},
+            {"Retry-After": "1"},
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
