@@ -11,21 +11,25 @@ import httpx
 from felt_runtime import infra
 from tests.gateway.conftest import running_stack
 from tests.support.gateway import create_table, sign_up
-from tests.support.servers import connected
+from tests.support.servers import connected, nats_server
 
 
 def start_valkey(tmp: Path, port: int) -> infra.Server:
     return infra.start_valkey(port, tmp / "valkey", tmp / "valkey.log", persist=False)
 
 
-async def test_valkey_down_is_503_unavailable_changes_nothing_and_heals(nats_url: str, tmp_path: Path) -> None:
+async def test_valkey_down_is_503_unavailable_changes_nothing_and_heals(tmp_path: Path) -> None:
+    # a NATS of its own: on the package's NATS another stack's table service could answer for this table
     (tmp_path / "gw").mkdir()
     port = infra.free_port()
     valkey = start_valkey(tmp_path, port)
     try:
-        with running_stack(
-            nats_url, valkey.url, tmp_path / "gw", f"sqlite+aiosqlite:///{tmp_path / 'felt.sqlite'}"
-        ) as stack:
+        with (
+            nats_server(tmp_path / "nats") as nats_url,
+            running_stack(
+                nats_url, valkey.url, tmp_path / "gw", f"sqlite+aiosqlite:///{tmp_path / 'felt.sqlite'}"
+            ) as stack,
+        ):
             async with connected(nats_url) as bus, httpx.AsyncClient(base_url=stack.url, timeout=30) as http:
                 owner = await sign_up(http)
                 table = await create_table(bus)
