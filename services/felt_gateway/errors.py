@@ -150,7 +150,7 @@ def install(app: FastAPI) -> None:
         return error_response(
             ErrorCode.UNAVAILABLE,
             "a dependency is unavailable: retry",
-            503,
+            status_for(ErrorCode.UNAVAILABLE),
             {"dependency": "valkey"},
             {"Retry-After": "1"},
         )
