@@ -348,7 +348,9 @@ async def gateway_phase(
     seconds: float,
     warmup: float,
     profile: Path | None = None,
+    wake: str = "mine",
 ) -> Run:
+    """`wake`: the agents' long-poll (`mine`: woken by their own cards and turns; `any`: by every event)."""
     owners = [await sign_up(http) for _ in range(PLAYERS + 1)]
     watcher = owners[-1]
     tables = [
@@ -394,7 +396,9 @@ async def gateway_phase(
         acted: set[tuple[str, int]] = set()
         while not run.stop:
             status, got = await http.get(
-                f"/api/v2/poker/tables/{table}/events", params={"after": after, "wait": 2}, headers=a["headers"]
+                f"/api/v2/poker/tables/{table}/events",
+                params={"after": after, "wait": 2, "wake": wake},
+                headers=a["headers"],
             )
             now = time.perf_counter()
             if status != 200:
@@ -430,7 +434,7 @@ async def gateway_phase(
     tasks = [asyncio.create_task(agent(t, a)) for t, a in seats]
     watched = {"gateway": stack.gateway.process, "table": stack.procs["table"].process, "client": psutil.Process()}
     await measure(
-        run, seconds, warmup, (lambda: profile_services(watched, profile, f"{n_tables}t", seconds)) if profile else None
+        run, seconds, warmup, (lambda: profile_services(watched, profile, f"{n_tables}t-{wake}", seconds)) if profile else None
     )
     await asyncio.gather(*tasks, return_exceptions=True)
     for table, a in seats:
@@ -642,6 +646,9 @@ async def main() -> None:
     ap.add_argument("--tables", help="table counts of the actions part (default 1,4,12; --quick 4)")
     ap.add_argument("--profile", type=Path, help="py-spy the gateway, the table and this client in each REST window")
     ap.add_argument("--actions-only", action="store_true", help="skip the connections part (implies --no-docs)")
+    ap.add_argument(
+        "--wake", default="mine", help="the agents' long-poll wake (mine, any, or both side by side: mine,any)"
+    )
     args = ap.parse_args()
     if args.quick:
         levels, conn_budget, n_tables, participants = [100, 300], 15.0, 10, 30
@@ -674,21 +681,26 @@ async def main() -> None:
                 await asyncio.sleep(1.0)
                 print("2. actions: gateway REST vs the bus", flush=True)
                 act_rows = []
+                wakes = args.wake.split(",")
                 for n in table_counts:
-                    cpu0 = cpu_seconds(stack.gateway)
-                    g = await gateway_phase(stack, http, bus, n, seconds, warmup, args.profile)
-                    gw_cpu = (cpu_seconds(stack.gateway) - cpu0) / (g.end - g.start + warmup + 0.5)
-                    await asyncio.sleep(1.0)
+                    runs = []
+                    for wake in wakes:
+                        cpu0 = cpu_seconds(stack.gateway)
+                        g = await gateway_phase(stack, http, bus, n, seconds, warmup, args.profile, wake)
+                        runs.append((wake, g, (cpu_seconds(stack.gateway) - cpu0) / (g.end - g.start + warmup + 0.5)))
+                        await asyncio.sleep(1.0)
                     b = await bus_phase(stack, http, bus, n, seconds, warmup)
-                    gw, lp, br = g.result(), g.result(g.arrival_lp), b.result()
-                    act_rows.append((n, gw, lp, br))
-                    print(
-                        f"  {n:2d} tables: gateway {gw['rate']:.0f} actions/s {gw['hands']:.1f} hands/s p50 {gw['p50']:.1f} ms p99 {gw['p99']:.1f} ms "
-                        f"(long-poll p50 {lp['p50']:.1f} / p99 {lp['p99']:.1f}; gateway CPU {gw_cpu:.0%}; refused {gw['why'] or 0}) | "
-                        f"bus {br['rate']:.0f} actions/s {br['hands']:.1f} hands/s p50 {br['p50']:.1f} ms p99 {br['p99']:.1f} ms (refused {br['why'] or 0}) | "
-                        f"ratio {gw['rate'] / br['rate']:.2f}",
-                        flush=True,
-                    )
+                    br = b.result()
+                    act_rows.append((n, runs[0][1].result(), runs[0][1].result(runs[0][1].arrival_lp), br))
+                    for wake, g, gw_cpu in runs:
+                        gw, lp = g.result(), g.result(g.arrival_lp)
+                        print(
+                            f"  {n:2d} tables, wake={wake}: gateway {gw['rate']:.0f} actions/s {gw['hands']:.1f} hands/s p50 {gw['p50']:.1f} ms p99 {gw['p99']:.1f} ms "
+                            f"(long-poll p50 {lp['p50']:.1f} / p99 {lp['p99']:.1f}; gateway CPU {gw_cpu:.0%}; refused {gw['why'] or 0}) | "
+                            f"bus {br['rate']:.0f} actions/s {br['hands']:.1f} hands/s p50 {br['p50']:.1f} ms p99 {br['p99']:.1f} ms (refused {br['why'] or 0}) | "
+                            f"ratio {gw['rate'] / br['rate']:.2f}",
+                            flush=True,
+                        )
                     await asyncio.sleep(1.0)
         finally:
             await bus.stop()

@@ -10,8 +10,12 @@ bench_gateway.py). Three agents per auto-start `nlhe-1` 1/2 table, each of anoth
 playing check/call/fold about 2 s (uniform 1.5–2.5 s, seeded) after its turn reaches it.
 
 Action→update: from sending the action (REST `POST …/actions`, or a WebSocket `act` frame) to
-the moment the same agent's own feed (its long-poll, or its socket) delivers the event number
-the command returned — what a player waits between clicking and seeing the table move. Each
+the moment the same agent sees the table move — what a player waits between clicking and seeing
+the table move. A socket agent sees it when its socket delivers the event number the command
+returned. A REST agent long-polls with `wake=mine` by default (`--wake`: woken by its own cards
+and turns, not by every event at its table), so it sees the move in the action's reply, which
+carries the table after it; with `--wake any` it is timed, as before, until its own long-poll
+delivers that event number. Each
 step adds tables with one burst of joins (all at once, as when a room opens or a reconnect storm
 hits: a join refused with 503 is counted) and measures for `--step-seconds` after a warm-up: the
 p50/p99, actions/s, CPU (share of one core) and RSS of every service and of this load generator.
@@ -115,18 +119,20 @@ def current_turn(events: list[dict]) -> dict | None:
     return None
 
 
-async def rest_player(p: Player, url: str, stats: Stats, stop: asyncio.Event) -> None:
-    """Long-poll the table's events; on my turn think, act, and time until my poll shows its event."""
+async def rest_player(p: Player, url: str, stats: Stats, stop: asyncio.Event, wake: str) -> None:
+    """Long-poll the table's events; on my turn think, act, and time until I see the table move
+    (`wake=mine`: the action's reply; `any`: my poll shows the action's event)."""
     async with AgentHTTP(url) as http:
-        await rest_play(p, http, stats, stop)
+        await rest_play(p, http, stats, stop, wake)
 
 
-async def rest_play(p: Player, http: AgentHTTP, stats: Stats, stop: asyncio.Event) -> None:
+async def rest_play(p: Player, http: AgentHTTP, stats: Stats, stop: asyncio.Event, wake: str) -> None:
     after, waiting = 0, None  # waiting: (the seq my last action produced, when I sent it)
     acted: set[tuple[str, int]] = set()
     path = f"/api/v2/poker/tables/{p.table}"
+    params = {"wait": 10, "wake": wake}
     while not stop.is_set():
-        status, got = await http.get(f"{path}/events", params={"after": after, "wait": 10}, headers=p.agent["headers"])
+        status, got = await http.get(f"{path}/events", params={"after": after, **params}, headers=p.agent["headers"])
         now = time.perf_counter()
         if status != 200:
             stats.refuse(f"events {status}")
@@ -148,7 +154,9 @@ async def rest_play(p: Player, http: AgentHTTP, stats: Stats, stop: asyncio.Even
         sent = time.perf_counter()
         key = f"{turn['handId']}:{turn['turnId']}"
         status, got = await http.post(f"{path}/actions", body, headers={**p.agent["headers"], "Idempotency-Key": key})
-        if status == 200:
+        if status == 200 and wake == "mine":
+            stats.done(sent, time.perf_counter(), "rest")
+        elif status == 200:
             waiting = (got["seq"], sent)
         else:
             stats.refuse(f"act {status} {got.get('code')}")
@@ -261,7 +269,7 @@ async def lag_probe(lags: list[float], stop: asyncio.Event) -> None:
         lags.append((time.perf_counter() - t - LAG_TICK) * 1000)
 
 
-async def work(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed: int) -> None:
+async def work(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed: int, wake: str) -> None:
     """One worker process: seat the tables it is given, play them, report each measured step."""
     stop, stats = asyncio.Event(), Stats()
     lags: list[float] = []
@@ -274,7 +282,7 @@ async def work(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed:
             if what == "seat":
                 new, joins = await seat_tables(http, owners, arg, seed)
                 for i, p in enumerate(new, start=len(players)):
-                    coro = ws_player(p, ws_url, stats, stop) if i % 2 else rest_player(p, url, stats, stop)
+                    coro = ws_player(p, ws_url, stats, stop) if i % 2 else rest_player(p, url, stats, stop, wake)
                     tasks.append(asyncio.create_task(coro))
                 players += new
                 conn.send((len(new), joins))
@@ -289,19 +297,19 @@ async def work(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def worker(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed: int) -> None:
-    asyncio.run(work(conn, url, ws_url, owners, seed))
+def worker(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed: int, wake: str) -> None:
+    asyncio.run(work(conn, url, ws_url, owners, seed, wake))
 
 
 class Workers:
     """The agent processes, spoken to over pipes (each call: every worker, concurrently)."""
 
-    def __init__(self, n: int, url: str, ws_url: str, owners: list[list[dict]], seed: int) -> None:
+    def __init__(self, n: int, url: str, ws_url: str, owners: list[list[dict]], seed: int, wake: str) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conns, self.procs = [], []
         for i in range(n):
             here, there = ctx.Pipe()
-            proc = ctx.Process(target=worker, args=(there, url, ws_url, owners, seed * 1000 + i), daemon=True)
+            proc = ctx.Process(target=worker, args=(there, url, ws_url, owners, seed * 1000 + i, wake), daemon=True)
             proc.start()
             self.conns.append(here)
             self.procs.append(proc)
@@ -329,6 +337,7 @@ async def run(
     seed: int,
     n_workers: int,
     owner_groups: int = 1,
+    wake: str = "mine",
 ) -> list[dict]:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="felt-load-") as tmpdir:
@@ -339,7 +348,7 @@ async def run(
         try:
             async with httpx.AsyncClient(base_url=stack.url, timeout=60) as http:
                 owners = [[await sign_up(http) for _ in range(PLAYERS)] for _ in range(owner_groups)]
-            workers = Workers(n_workers, stack.url, stack.ws_url, owners, seed)
+            workers = Workers(n_workers, stack.url, stack.ws_url, owners, seed, wake)
             procs: dict[str, Any] = {**stack.procs, "gateway": stack.gateway, "load generator": workers.ps}
             n_tables = 0
             for level in levels:
@@ -432,10 +441,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=4, help="load generator processes")
     ap.add_argument("--owner-groups", type=int, default=1, help="groups of three owners the agents belong to")
+    ap.add_argument("--wake", choices=("mine", "any"), default="mine", help="the REST agents' long-poll wake")
     args = ap.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     rows = asyncio.run(
-        run(levels, args.step_seconds, args.warmup, args.p99_ms, args.seed, args.workers, args.owner_groups)
+        run(levels, args.step_seconds, args.warmup, args.p99_ms, args.seed, args.workers, args.owner_groups, args.wake)
     )
     print(markdown(rows))
     return 0

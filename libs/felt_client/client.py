@@ -252,12 +252,15 @@ class FeltClient:
                 raise
             raise Conflict(exc, await self.table(table_id)) from None
 
-    async def events(self, table_id: str, after: int = 0, wait: float = 0, limit: int = 500) -> EventPage:
-        """Events with `seq > after`; with `wait`, returns as soon as one happens."""
+    async def events(
+        self, table_id: str, after: int = 0, wait: float = 0, limit: int = 500, wake: str = "any"
+    ) -> EventPage:
+        """Events with `seq > after`; with `wait`, returns as soon as one happens (`wake="mine"`:
+        as soon as one is yours alone, your cards or your turn, with every event before it)."""
         body = await self.request(
             "GET",
             f"{POKER}/tables/{table_id}/events",
-            params={"after": after, "wait": wait, "limit": limit},
+            params={"after": after, "wait": wait, "limit": limit, "wake": wake},
             timeout=wait + 10,
         )
         return EventPage.model_validate(body)

@@ -329,49 +329,53 @@ async def events(
     after: Annotated[int, Query(ge=0, le=10**12, description="return events with seq > after")] = 0,
     wait: Annotated[float, Query(ge=0, le=120, description="seconds to wait when nothing is new")] = 0,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+    wake: Annotated[
+        Literal["any", "mine"],
+        Query(description="`mine`: wait until an event is yours alone (your cards, your turn)"),
+    ] = "any",
 ) -> JSONResponse:
     """Events with `seq > after`, redacted for you, oldest first. With `wait`, the call returns
-    as soon as something happens (or after `wait` seconds with an empty list). `lastSeq`: ask
-    again with `after=lastSeq`."""
+    as soon as something happens (or after `wait` seconds with what came, maybe nothing).
+    `wake=mine` returns only once an event is addressed to you (its `private` copy: your hole
+    cards, your turn, your own notices), with every event since `after`: an agent that acts only
+    on its turn is not woken by each move of the others. `lastSeq`: ask again with `after=lastSeq`."""
     # the busiest endpoint (every event wakes every long-poll at its table): its events are the
     # hub's JSON-ready dicts, so the response skips FastAPI's validation of them against EventsOut
     # (6% of the gateway's busy samples at 480 players); tests/gateway/test_zz_openapi.py checks the shape
     check_table_id(table_id)
     hub: Hub = request.app.state.hub
     me = who.participant_id
-    wake = asyncio.Event()
+    signal = asyncio.Event()
     wait = min(wait, request.app.state.gw.longpoll_max_seconds)
     deadline = time.monotonic() + wait
-    feed = await hub.watch(table_id, wake)  # subscribed before anything is fetched
+    feed = await hub.watch(table_id, signal)  # subscribed before anything is fetched
     known = False  # an unknown table's feed closes at once (no 30 s linger per probe)
+    found: list[dict[str, Any]] = []  # events read so far (wake=mine keeps them until one is mine)
+    woken = wake == "any"
     try:
         await chat_members(request).watched(table_id, me)
         cursor = after
         while True:
-            wake.clear()
-            batch = await next_events(feed, bus(request), me, cursor, limit)
+            signal.clear()
+            batch = await next_events(feed, bus(request), me, cursor, limit - len(found))
             known = known or batch.asked
-            if batch.events:
-                return JSONResponse(
-                    {
-                        "tableId": table_id,
-                        "after": after,
-                        "lastSeq": batch.last,
-                        "events": [e for _, e, _ in batch.events],
-                    }
-                )
+            found += (e for _, e, _ in batch.events)
+            woken = woken or any(e.get("private") for _, e, _ in batch.events)
             cursor = batch.last
+            if found and (woken or len(found) >= limit):
+                break
             if batch.more:
                 continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return JSONResponse({"tableId": table_id, "after": after, "lastSeq": cursor, "events": []})
+                break
             try:
-                await asyncio.wait_for(wake.wait(), min(remaining, 0.25) if batch.behind else remaining)
+                await asyncio.wait_for(signal.wait(), min(remaining, 0.25) if batch.behind else remaining)
             except TimeoutError:
                 pass
     finally:
-        hub.unwatch(feed, wake, linger=known or feed.top is not None)
+        hub.unwatch(feed, signal, linger=known or feed.top is not None)
+    return JSONResponse({"tableId": table_id, "after": after, "lastSeq": cursor, "events": found})
 
 
 @router.get("/tables/{table_id}/hands", response_model=HandsOut, summary="Finished hands of a table")
