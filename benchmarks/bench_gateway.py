@@ -434,7 +434,10 @@ async def gateway_phase(
     tasks = [asyncio.create_task(agent(t, a)) for t, a in seats]
     watched = {"gateway": stack.gateway.process, "table": stack.procs["table"].process, "client": psutil.Process()}
     await measure(
-        run, seconds, warmup, (lambda: profile_services(watched, profile, f"{n_tables}t-{wake}", seconds)) if profile else None
+        run,
+        seconds,
+        warmup,
+        (lambda: profile_services(watched, profile, f"{n_tables}t-{wake}", seconds)) if profile else None,
     )
     await asyncio.gather(*tasks, return_exceptions=True)
     for table, a in seats:
