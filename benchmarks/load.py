@@ -47,6 +47,7 @@ import httpx
 import psutil
 import websockets
 from agent_http import AgentHTTP
+from bench_table import profile_services
 from bench_gateway import (
     cpu_seconds,
     create_table,
@@ -338,7 +339,9 @@ async def run(
     n_workers: int,
     owner_groups: int = 1,
     wake: str = "mine",
+    profile: Path | None = None,
 ) -> list[dict]:
+    """`profile`: py-spy every service in each measured window (bench_table.profile_services)."""
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="felt-load-") as tmpdir:
         stack, servers = start_stack(Path(tmpdir))
@@ -369,7 +372,11 @@ async def run(
                 await asyncio.sleep(warmup)
                 since, start = cpu_now(procs), time.perf_counter()
                 await workers.ask([("measure", step_seconds)] * n_workers, answer=False)
+                services = {k: v.process for k, v in {**stack.procs, "gateway": stack.gateway}.items()}
+                spies = profile_services(services, profile, f"{level}p", step_seconds) if profile else []
                 await asyncio.sleep(step_seconds + 1.0)
+                for spy in spies:
+                    spy.wait()
                 used = usage(procs, since, time.perf_counter() - start)
                 reports = await workers.ask([("report", None)] * n_workers)
                 latencies = [x for r in reports for x in r[0]]
@@ -442,10 +449,21 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=4, help="load generator processes")
     ap.add_argument("--owner-groups", type=int, default=1, help="groups of three owners the agents belong to")
     ap.add_argument("--wake", choices=("mine", "any"), default="mine", help="the REST agents' long-poll wake")
+    ap.add_argument("--profile", type=Path, help="py-spy every service in each measured window, stacks to this folder")
     args = ap.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     rows = asyncio.run(
-        run(levels, args.step_seconds, args.warmup, args.p99_ms, args.seed, args.workers, args.owner_groups, args.wake)
+        run(
+            levels,
+            args.step_seconds,
+            args.warmup,
+            args.p99_ms,
+            args.seed,
+            args.workers,
+            args.owner_groups,
+            args.wake,
+            args.profile,
+        )
     )
     print(markdown(rows))
     return 0
