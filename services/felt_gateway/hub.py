@@ -24,7 +24,6 @@ the same guarantee as the table's `GetEvents(viewer=...)`.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from felt_contracts import subjects
 from felt_contracts.table import PRIVATE_COPY, GetEvents, TableEvent
 from felt_gateway import frames as F
 from felt_gateway.clients import Bus
+from felt_gateway.jsonio import dumps
 from felt_gateway.schemas import camel
 
 log = logging.getLogger("felt.gateway.hub")
@@ -68,7 +68,7 @@ class Item:
 
 
 def frame_text(table_id: str, seq: int, event: dict[str, Any]) -> str:
-    return json.dumps(F.EventFrame(table_id=table_id, seq=seq, event=event).dump(), separators=(",", ":"))
+    return dumps(F.EventFrame(table_id=table_id, seq=seq, event=event).dump())
 
 
 @dataclass(slots=True)

@@ -40,6 +40,7 @@ from felt_gateway.clients import Bus, check_table_id
 from felt_gateway.errors import RESPONSES, ApiError, from_bus
 from felt_gateway.hub import Hub, next_events
 from felt_gateway.idempotency import Idempotency, Outcome
+from felt_gateway.jsonio import Json
 from felt_gateway.identity import Principal, names_of
 from felt_gateway.schemas import (
     ActionBody,
@@ -235,7 +236,7 @@ async def once(
                 view = None  # the first outcome stands; the table cannot be shown right now
         body_out = dict(body_out, table=view, replayed=outcome.replayed)
     headers = {"Idempotent-Replayed": "true"} if outcome.replayed else None
-    return JSONResponse(body_out, status_code=outcome.status, headers=headers)
+    return Json(body_out, status_code=outcome.status, headers=headers)
 
 
 @router.post("/tables/{table_id}/preaction", response_model=CommandOut, summary="Set or clear a pre-action")
@@ -375,7 +376,7 @@ async def events(
                 pass
     finally:
         hub.unwatch(feed, signal, linger=known or feed.top is not None)
-    return JSONResponse({"tableId": table_id, "after": after, "lastSeq": cursor, "events": found})
+    return Json({"tableId": table_id, "after": after, "lastSeq": cursor, "events": found})
 
 
 @router.get("/tables/{table_id}/hands", response_model=HandsOut, summary="Finished hands of a table")

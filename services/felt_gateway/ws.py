@@ -33,6 +33,7 @@ from felt_contracts.table import GetView
 from felt_gateway import commands, frames as F
 from felt_gateway.clients import Bus
 from felt_gateway.errors import ApiError
+from felt_gateway.jsonio import dumps
 from felt_gateway.hub import Batch, Feed, Hub, Waker, frame_text, next_events, replay
 from felt_gateway.identity import Identity, Principal
 from felt_gateway.chat_members import ChatMembers
@@ -119,7 +120,7 @@ class Connection:
     # --- sending --------------------------------------------------------------------------
 
     async def send(self, frame: F.Frame) -> None:
-        await self.send_text(json.dumps(frame.dump(), separators=(",", ":")))
+        await self.send_text(dumps(frame.dump()))
 
     async def error(
         self,
