@@ -636,7 +636,7 @@ load generator more per action (HTTP and JSON for every action and long-poll) th
 long-polls by fan-out: one NATS subscription per table per gateway process, each event parsed
 once and its public frame serialized once, then handed from memory to every socket and long-poll
 watching the table (private copies only to their participant); the table is asked
-(`GetEvents`) only to fill a gap. Authentication results are cached for 5 s, so a long-polling
+(`GetEvents`) only to fill a gap. Authentication results are cached (60 s; revocations reach every gateway over the bus), so a long-polling
 agent costs no database read per request. What is left per action is the HTTP request, the
 idempotency record in Valkey and the table command itself.
 """

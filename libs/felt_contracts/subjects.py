@@ -101,6 +101,12 @@ def chat_events(table_id: str) -> str:
     return f"felt.evt.chat.{table_id}"
 
 
+# --- gateway: connections and identity (its HTTP API has its own OpenAPI) ---------------
+#: a credential revoked, rotated or logged out (CredentialsForgotten): every gateway process
+#: drops it from its authentication cache at once (no queue group: each one hears it)
+GATEWAY_CREDENTIALS_FORGOTTEN = "felt.evt.gateway.credentials_forgotten"
+
+
 # --- bots: computer opponents (ordinary agents over the gateway) -------------------------
 BOTS_QUEUE = "felt-bots"
 BOTS_ADD = "felt.bots.add"  # seat more bots at a table

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import secrets
 import time
 import uuid
@@ -26,11 +27,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
+from felt_contracts.gateway import CredentialsForgotten
 from felt_contracts.wallet import AccountOpened, OpenAccount
 from felt_gateway.errors import ApiError
 from felt_gateway.store import api_keys, owners, participants, tokens
 from felt_runtime.bus import BusError, call
 from felt_runtime.db import LoopReader
+
+log = logging.getLogger("felt.gateway.identity")
 
 TOKEN_PREFIX = "felt_t_"
 KEY_PREFIX = "felt_ak_"
@@ -95,10 +99,16 @@ class Identity:
         self.timeout = timeout
         #: sha256(secret) -> (monotonic expiry, principal): successful authentications only, for at
         #: most `cache_seconds` (and never past a token's own expiry). Logging out, rotating or
-        #: revoking through this process drops the entries at once; through another gateway
-        #: process (or straight in the database) it takes effect within `cache_seconds`.
+        #: revoking through any gateway process drops the entries of every process at once
+        #: (`CredentialsForgotten` on the bus); straight in the database, or with that message
+        #: lost, it takes effect within `cache_seconds`.
         self.cache_seconds = cache_seconds
         self._cache: dict[str, tuple[float, Principal]] = {}
+
+        @broker.subscriber(subjects.GATEWAY_CREDENTIALS_FORGOTTEN)
+        async def credentials_forgotten(event: CredentialsForgotten) -> None:
+            self.forget(participant_id=event.participant_id, secret_hash=event.secret_hash)
+
         #: every credential is read again each `cache_seconds`: with a thousand agents, hundreds
         #: of reads a second, in the loop's thread on SQLite (one hand-off each cost more)
         self.reader = LoopReader(engine, "an authentication")
@@ -169,7 +179,7 @@ class Identity:
     async def log_out(self, token: str) -> None:
         async with self.engine.begin() as conn:
             await conn.execute(tokens.delete().where(tokens.c.token_hash == digest(token)))
-        self.forget(secret_hash=digest(token))
+        await self._forget_everywhere(secret_hash=digest(token))
 
     # --- authentication -------------------------------------------------------------------
 
@@ -191,8 +201,20 @@ class Identity:
             self._cache[key] = (mono + min(self.cache_seconds, valid_for), principal)
         return principal
 
+    async def _forget_everywhere(self, *, participant_id: str | None = None, secret_hash: str | None = None) -> None:
+        """Drop the cached authentications here and tell every other gateway process to. Best
+        effort: if the bus cannot take the message, the others stop trusting it within their TTL."""
+        self.forget(participant_id=participant_id, secret_hash=secret_hash)
+        try:
+            await self.broker.publish(
+                CredentialsForgotten(participant_id=participant_id, secret_hash=secret_hash),
+                subjects.GATEWAY_CREDENTIALS_FORGOTTEN,
+            )
+        except Exception:  # the revocation itself is done; the TTL bounds the rest
+            log.warning("credentials forgotten here only: the bus did not take the message", exc_info=True)
+
     def forget(self, *, participant_id: str | None = None, secret_hash: str | None = None) -> None:
-        """Drop cached authentications (a key revoked or rotated, a token logged out)."""
+        """Drop cached authentications in this process (a key revoked or rotated, a token logged out)."""
         if secret_hash is not None:
             self._cache.pop(secret_hash, None)
         if participant_id is not None:
@@ -307,7 +329,7 @@ class Identity:
                     created_at=now,
                 )
             )
-        self.forget(participant_id=agent_id)
+        await self._forget_everywhere(participant_id=agent_id)
         return key
 
     async def revoke_key(self, owner_id: str, agent_id: str) -> int:
@@ -318,7 +340,7 @@ class Identity:
                 .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
                 .values(revoked_at=_now())
             )
-        self.forget(participant_id=agent_id)
+        await self._forget_everywhere(participant_id=agent_id)
         return done.rowcount or 0
 
     async def key_state(self, agent_id: str) -> str | None:

@@ -8,9 +8,10 @@ class GatewaySettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FELT_GATEWAY_", extra="ignore")
 
     token_ttl_seconds: float = Field(default=12 * 3600, gt=0)
-    auth_cache_seconds: float = Field(
-        default=5.0, ge=0, le=60
-    )  # a revocation elsewhere takes effect within this (0: no cache)
+    #: how long an authentication is trusted without reading the credential again; a revocation
+    #: through any gateway reaches every gateway's cache at once, one made straight in the
+    #: database takes effect within this (0: no cache)
+    auth_cache_seconds: float = Field(default=60.0, ge=0, le=300)
     feed_linger_seconds: float = Field(
         default=30.0, ge=0
     )  # a table feed stays subscribed this long after its last listener

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
+
 import pytest
 
 from tests.support.gateway import new_agent, sign_up, unique_email
@@ -182,3 +184,39 @@ async def test_a_revocation_elsewhere_takes_effect_within_the_auth_cache_ttl(sta
         await asyncio.sleep(0.1)
     assert set(statuses) == {"key", "token"}, statuses
     assert max(statuses.values()) <= AUTH_CACHE_SECONDS + 1.0, statuses
+
+
+async def test_a_revocation_through_one_gateway_reaches_another_gateways_cache_at_once(stack, http) -> None:
+    """Two gateway processes on one room, each caching authentications for a minute: a key
+    revoked and a token logged out through the first stop working at the second at once (the
+    first tells every gateway on the bus), not a minute later."""
+    import time
+
+    from tests.gateway.conftest import READY_SECONDS
+
+    other = stack.runner.start(
+        "gateway", database_url=stack.database_url, ready=False, FELT_GATEWAY_AUTH_CACHE_SECONDS="60"
+    )
+    try:
+        other.wait_ready(READY_SECONDS)
+        async with httpx.AsyncClient(base_url=other.url, timeout=30) as there:
+            owner = await sign_up(http)
+            agent = await new_agent(http, owner)
+            assert (await there.get("/api/v2/poker/balance", headers=agent["headers"])).status_code == 200
+            assert (await there.get("/api/v2/accounts/me", headers=owner["headers"])).status_code == 200
+            aid = agent["participantId"]
+            assert (
+                await http.delete(f"/api/v2/accounts/agents/{aid}/key", headers=owner["headers"])
+            ).status_code == 200
+            assert (await http.post("/api/v2/accounts/logout", headers=owner["headers"])).status_code in (200, 204)
+            done = time.monotonic()
+            statuses = {}
+            while len(statuses) < 2 and time.monotonic() - done < 10:
+                if (await there.get("/api/v2/poker/balance", headers=agent["headers"])).status_code == 401:
+                    statuses.setdefault("key", time.monotonic() - done)
+                if (await there.get("/api/v2/accounts/me", headers=owner["headers"])).status_code == 401:
+                    statuses.setdefault("token", time.monotonic() - done)
+                await asyncio.sleep(0.05)
+            assert set(statuses) == {"key", "token"} and max(statuses.values()) < 2.0, statuses
+    finally:
+        other.stop()
