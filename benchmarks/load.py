@@ -240,7 +240,8 @@ async def seat_tables(
 
 
 def cpu_rss(proc: Any) -> tuple[float, int]:
-    """CPU seconds and RSS of a service, or summed over the load generator's processes (a list)."""
+    """CPU seconds and RSS of a service, or summed over a list of processes (the load generator's;
+    NATS and Valkey as one-item lists)."""
     if not isinstance(proc, list):
         return cpu_seconds(proc), rss(proc)
     cpu, mem = 0.0, 0
@@ -352,7 +353,12 @@ async def run(
             async with httpx.AsyncClient(base_url=stack.url, timeout=60) as http:
                 owners = [[await sign_up(http) for _ in range(PLAYERS)] for _ in range(owner_groups)]
             workers = Workers(n_workers, stack.url, stack.ws_url, owners, seed, wake)
-            procs: dict[str, Any] = {**stack.procs, "gateway": stack.gateway, "load generator": workers.ps}
+            procs: dict[str, Any] = {
+                **stack.procs,
+                "gateway": stack.gateway,
+                **{name: [psutil.Process(srv.process.pid)] for name, srv in zip(("Valkey", "NATS"), servers)},
+                "load generator": workers.ps,
+            }
             n_tables = 0
             for level in levels:
                 try:
