@@ -72,7 +72,12 @@ def table_replica(replica_id: str, what: str) -> str:
     return f"felt.table.replica.{replica_id}.{what}"
 
 
-TABLE_EVENTS_STREAM = "FELT_TABLE_EVENTS"
+#: the seat changes of every table (`table_seat_changes`), kept a week: chat follows who sits
+#: where from them. Only they are stored in JetStream: every event is in the table's own store.
+TABLE_SEATS_STREAM = "FELT_TABLE_SEATS"
+#: the stream that captured every table event (`felt.evt.table.>`) before: the table service
+#: deletes it at start (storing each event twice cost NATS a write per event)
+LEGACY_TABLE_EVENTS_STREAM = "FELT_TABLE_EVENTS"
 
 
 def table_public_events(table_id: str) -> str:
@@ -80,8 +85,14 @@ def table_public_events(table_id: str) -> str:
     return f"felt.evt.table.{table_id}.public"
 
 
-#: every table's public events (a consumer of the stream that follows all tables: chat)
-TABLE_PUBLIC_EVENTS_ALL = "felt.evt.table.*.public"
+def table_seat_changes(table_id: str) -> str:
+    """A table's public events that change who sits where (`table.SEAT_CHANGES`), again, for the
+    stream `TABLE_SEATS_STREAM`; not under `felt.evt.table.<id>.>`, so watchers get them once."""
+    return f"felt.evt.table_seats.{table_id}"
+
+
+#: every table's seat changes (the stream's subjects; chat's consumer)
+TABLE_SEAT_CHANGES_ALL = "felt.evt.table_seats.*"
 
 
 def table_seat_events(table_id: str, participant_id: str) -> str:

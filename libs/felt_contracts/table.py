@@ -510,8 +510,9 @@ class TableEvent(Event):
 SEAT_TAKEN = frozenset({"seated", "waiting"})
 SEAT_FREED = frozenset({"left", "session_closed"})
 SEATS_EMPTIED = frozenset({"table_reset", "table_closed"})
-#: every kind that changes who sits where: the table has them stored in its JetStream stream
-#: before it answers the command that made them, so chat's membership follows the answer
+#: every kind that changes who sits where: the table also publishes them to the seat-changes
+#: stream (`subjects.table_seat_changes`) and has them stored there before it answers the command
+#: that made them, so chat's membership follows the answer
 SEAT_CHANGES = SEAT_TAKEN | SEAT_FREED | SEATS_EMPTIED
 
 

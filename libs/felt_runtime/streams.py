@@ -18,9 +18,12 @@ WALLET_EVENTS = StreamConfig(
     duplicate_window=600.0,
     max_age=7 * 86400.0,
 )
-#: every table's public and per-seat events, kept a week (FELT_TABLE_EVENTS_MAX_AGE_SECONDS)
-TABLE_EVENTS = StreamConfig(
-    name=subjects.TABLE_EVENTS_STREAM, subjects=["felt.evt.table.>"], duplicate_window=120.0, max_age=7 * 86400.0
+#: every table's seat changes, kept a week (FELT_TABLE_EVENTS_MAX_AGE_SECONDS)
+TABLE_SEATS = StreamConfig(
+    name=subjects.TABLE_SEATS_STREAM,
+    subjects=[subjects.TABLE_SEAT_CHANGES_ALL],
+    duplicate_window=120.0,
+    max_age=7 * 86400.0,
 )
 
 
@@ -30,6 +33,14 @@ async def declare(js: JetStreamContext, config: StreamConfig) -> None:
         await js.add_stream(config)
     except BadRequestError:
         await js.update_stream(config)
+
+
+async def retire(js: JetStreamContext, name: str) -> None:
+    """The owner: delete a stream it no longer keeps (absent already: nothing to do)."""
+    try:
+        await js.delete_stream(name)
+    except NotFoundError:
+        pass
 
 
 async def ensure(js: JetStreamContext, config: StreamConfig) -> None:

@@ -6,7 +6,7 @@ from felt_chat import handlers
 from felt_chat.settings import ChatSettings
 from felt_chat.store import ChatStore
 from felt_runtime.service import ServiceContext, load_settings
-from felt_runtime.streams import TABLE_EVENTS, ensure
+from felt_runtime.streams import TABLE_SEATS, ensure
 
 
 def build(ctx: ServiceContext) -> None:
@@ -24,4 +24,4 @@ def build(ctx: ServiceContext) -> None:
     @ctx.on_startup
     async def stream() -> None:  # the table may start later: its stream must exist to be read
         await ctx.broker.connect()
-        await ensure(ctx.broker.config.connection_state.stream, TABLE_EVENTS)
+        await ensure(ctx.broker.config.connection_state.stream, TABLE_SEATS)

@@ -70,11 +70,11 @@ class Seats:
         """Wait until the seats are applied up to the stream's present; False: nothing was behind."""
         js = self.broker.config.connection_state.stream
         try:
-            until = (await js.stream_info(subjects.TABLE_EVENTS_STREAM)).state.last_seq
+            until = (await js.stream_info(subjects.TABLE_SEATS_STREAM)).state.last_seq
             deadline = time.monotonic() + self.CATCH_UP
             waited = False
             while time.monotonic() < deadline:
-                info = await js.consumer_info(subjects.TABLE_EVENTS_STREAM, self.consumer)
+                info = await js.consumer_info(subjects.TABLE_SEATS_STREAM, self.consumer)
                 applied_all = not info.num_pending and not info.num_ack_pending
                 if applied_all or (info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= until):
                     return waited
@@ -165,11 +165,11 @@ def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None
         changed = await store.leave(req.table_id, req.participant_id)
         return ChatMembership(table_id=req.table_id, participant_id=req.participant_id, member=False, changed=changed)
 
-    declare_contract(subjects.TABLE_PUBLIC_EVENTS_ALL, TableEvent)
+    declare_contract(subjects.TABLE_SEAT_CHANGES_ALL, TableEvent)
 
     @broker.subscriber(
-        subjects.TABLE_PUBLIC_EVENTS_ALL,
-        stream=JStream(subjects.TABLE_EVENTS_STREAM, declare=False),
+        subjects.TABLE_SEAT_CHANGES_ALL,
+        stream=JStream(subjects.TABLE_SEATS_STREAM, declare=False),
         durable=config.consumer,
         deliver_policy=DeliverPolicy.NEW,
         # what the stream has, up to 100 events, in one call: FastStream's per-message dispatch

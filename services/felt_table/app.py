@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
+from felt_contracts import subjects
 from felt_contracts.table import TableConfig
 from felt_runtime import catalog
 from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext, load_settings
-from felt_runtime.streams import TABLE_EVENTS, declare
+from felt_runtime.streams import TABLE_SEATS, declare, retire
 from felt_table.deps import Deps
 from felt_table.handlers import register
 from felt_table.lobby import load_tables
@@ -52,7 +53,8 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
         await migrate(engine, "felt_table", "table")
         await ctx.broker.connect()
         js = ctx.broker.config.connection_state.stream
-        await declare(js, replace(TABLE_EVENTS, max_age=settings.events_max_age_seconds))
+        await declare(js, replace(TABLE_SEATS, max_age=settings.events_max_age_seconds))
+        await retire(js, subjects.LEGACY_TABLE_EVENTS_STREAM)
         await registry.open(js, settings.kv_replicas)
         if rooms.replica is not None:  # this replica's share; the rest go to the others
             rooms.replica.load_known = known

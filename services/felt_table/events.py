@@ -82,10 +82,9 @@ class Events:
             if ev.get("private_to") is None:
                 public = (subjects.table_public_events(self.tid), _body(render(ev, None)))
                 headers = {**marked, "Nats-Msg-Id": f"{self.tid}:{ev['seq']}"}
+                await nc.publish(*public, headers=headers)
                 if ev["kind"] in SEAT_CHANGES:
-                    await self._stored(*public, headers)
-                else:
-                    await nc.publish(*public, headers=headers)
+                    await self._stored(subjects.table_seat_changes(self.tid), public[1], headers)
                 if to is not None:
                     await nc.publish(
                         subjects.table_seat_events(self.tid, to),
@@ -100,10 +99,10 @@ class Events:
                 )
 
     async def _stored(self, subject: str, body: bytes, headers: dict[str, str]) -> None:
-        """A seat change is in the stream before the command that made it is answered: chat judges
-        a post that follows a join's answer by the seats it applied from the stream (a core
-        publish could reach the stream after the answer reached the player). If JetStream does
-        not answer in time, the event goes out as the others do."""
+        """A seat change is also published to the seat-changes stream, and is in it before the
+        command that made it is answered: chat judges a post that follows a join's answer by the
+        seats it applied from the stream (a core publish could reach the stream after the answer
+        reached the player). If JetStream does not answer in time, it goes out as a core publish."""
         js = self.deps.broker.config.connection_state.stream
         try:
             await js.publish(subject, body, timeout=2.0, headers=headers)

@@ -29,7 +29,7 @@ from felt_runtime import memtrace
 from tests.chaos.room import Report, Room, money_checks
 
 
-STREAMS = (subjects.WALLET_EVENTS_STREAM, subjects.TABLE_EVENTS_STREAM)
+STREAMS = (subjects.WALLET_EVENTS_STREAM, subjects.TABLE_SEATS_STREAM)
 #: what the room keeps for a set time, by service: shortened by --retention-minutes
 RETENTION = {
     "gateway": "felt_gateway_idempotency_ttl_seconds",
@@ -39,7 +39,7 @@ RETENTION = {
 #: the durable consumers whose backlog would look like memory growth in their service
 CONSUMERS = {
     "limits": (subjects.WALLET_EVENTS_STREAM, LimitsSettings.model_fields["consumer"].default),
-    "chat": (subjects.TABLE_EVENTS_STREAM, ChatSettings.model_fields["consumer"].default),
+    "chat": (subjects.TABLE_SEATS_STREAM, ChatSettings.model_fields["consumer"].default),
 }
 
 

@@ -167,7 +167,7 @@ async def test_a_watch_with_a_ttl_ends_by_itself(broker, table) -> None:
 
 
 class TableEvents:
-    """Publishes table events the way the table does (JetStream, `Nats-Msg-Id` = table:seq)."""
+    """Publishes seat changes the way the table does (its seat-changes stream, `Nats-Msg-Id` = table:seq)."""
 
     def __init__(self, js, table_id: str) -> None:
         self.js, self.table_id = js, table_id
@@ -175,7 +175,7 @@ class TableEvents:
     async def send(self, seq: int, kind: str, participant_id: str | None = None, msg_id: str | None = None) -> None:
         ev = TableEvent(table_id=self.table_id, seq=seq, kind=kind, participant_id=participant_id, at=datetime.now(UTC))
         await self.js.publish(
-            subjects.table_public_events(self.table_id),
+            subjects.table_seat_changes(self.table_id),
             ev.model_dump_json().encode(),
             headers={"Nats-Msg-Id": msg_id or f"{self.table_id}:{seq}"},
         )

@@ -5,6 +5,9 @@ a restart with another value brings the existing stream to it."""
 from __future__ import annotations
 
 import nats
+import pytest
+from nats.js.api import StreamConfig
+from nats.js.errors import NotFoundError
 
 from felt_contracts import subjects
 
@@ -23,8 +26,26 @@ async def test_each_stream_keeps_events_as_long_as_its_owner_says(services, nats
         "table", database_url=database_url, felt_table_default_tables="false", felt_table_events_max_age_seconds="7200"
     )
     assert await max_age(nats_url, subjects.WALLET_EVENTS_STREAM) == 7 * 86400
-    assert await max_age(nats_url, subjects.TABLE_EVENTS_STREAM) == 7200
+    assert await max_age(nats_url, subjects.TABLE_SEATS_STREAM) == 7200
     wallet.stop()
     wallet = services.start("wallet", database_url=database_url, felt_wallet_events_max_age_seconds="600")
     assert await max_age(nats_url, subjects.WALLET_EVENTS_STREAM) == 600
     table.stop()
+
+
+async def test_the_table_retires_the_stream_that_stored_every_event(services, nats_url, database_url) -> None:
+    """Every table event used to be captured in JetStream (`felt.evt.table.>`, a week) besides the
+    table's own store; now only seat changes are: a table service that starts deletes the old
+    stream, so NATS stops writing each event a second time."""
+    nc = await nats.connect(nats_url)
+    js = nc.jetstream()
+    try:
+        await js.add_stream(StreamConfig(name=subjects.LEGACY_TABLE_EVENTS_STREAM, subjects=["felt.evt.table.>"]))
+        services.start("wallet", database_url=database_url)
+        services.start("table", database_url=database_url, felt_table_default_tables="false")
+        with pytest.raises(NotFoundError):
+            await js.stream_info(subjects.LEGACY_TABLE_EVENTS_STREAM)
+        seats = await js.stream_info(subjects.TABLE_SEATS_STREAM)
+        assert seats.config.subjects == [subjects.TABLE_SEAT_CHANGES_ALL]
+    finally:
+        await nc.close()
