@@ -514,6 +514,10 @@ SEATS_EMPTIED = frozenset({"table_reset", "table_closed"})
 #: stream (`subjects.table_seat_changes`) and has them stored there before it answers the command
 #: that made them, so chat's membership follows the answer
 SEAT_CHANGES = SEAT_TAKEN | SEAT_FREED | SEATS_EMPTIED
+#: kinds after which a seated player may have something to do that is not a turn (ready up for the
+#: next hand at an explicit-start table, show, top up, leave): a long-poll with `wake=mine`
+#: returns on them as on the caller's own private copies
+HAND_BOUNDARIES = frozenset({"hand_end", "hand_cancelled"}) | SEATS_EMPTIED
 
 
 # --- hand history -----------------------------------------------------------------------------

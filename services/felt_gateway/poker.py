@@ -27,6 +27,7 @@ from felt_contracts.table import (
     GetView,
     ListHands,
     ListTables,
+    HAND_BOUNDARIES,
     ParticipantKind,
     TableList,
     table_of_hand,
@@ -332,14 +333,15 @@ async def events(
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
     wake: Annotated[
         Literal["any", "mine"],
-        Query(description="`mine`: wait until an event is yours alone (your cards, your turn)"),
+        Query(description="`mine`: wait until an event is yours alone (your cards, your turn) or a hand ends"),
     ] = "any",
 ) -> JSONResponse:
     """Events with `seq > after`, redacted for you, oldest first. With `wait`, the call returns
     as soon as something happens (or after `wait` seconds with what came, maybe nothing).
     `wake=mine` returns only once an event is addressed to you (its `private` copy: your hole
-    cards, your turn, your own notices), with every event since `after`: an agent that acts only
-    on its turn is not woken by each move of the others. `lastSeq`: ask again with `after=lastSeq`."""
+    cards, your turn, your own notices) or a hand ends (`hand_end`, `hand_cancelled`, a reset or
+    closed table), with every event since `after`: an agent that acts only on its turn (and
+    readies up between hands) is not woken by each move of the others. `lastSeq`: ask again with `after=lastSeq`."""
     # the busiest endpoint (every event wakes every long-poll at its table): its events are the
     # hub's JSON-ready dicts, so the response skips FastAPI's validation of them against EventsOut
     # (6% of the gateway's busy samples at 480 players); tests/gateway/test_zz_openapi.py checks the shape
@@ -361,7 +363,7 @@ async def events(
             batch = await next_events(feed, bus(request), me, cursor, limit - len(found))
             known = known or batch.asked
             found += (e for _, e, _ in batch.events)
-            woken = woken or any(e.get("private") for _, e, _ in batch.events)
+            woken = woken or any(e.get("private") or e["kind"] in HAND_BOUNDARIES for _, e, _ in batch.events)
             cursor = batch.last
             if found and (woken or len(found) >= limit):
                 break

@@ -69,6 +69,38 @@ async def test_wake_mine_sleeps_through_others_events_and_returns_them_all_with_
     assert page["lastSeq"] == page["events"][-1]["seq"] >= acted.json()["seq"]
 
 
+async def test_wake_mine_returns_when_a_hand_ends_so_a_player_can_ready_up(stack, http, bus) -> None:
+    """At an explicit-start table nobody is dealt in until the players ready up again, so the end
+    of a hand must wake a `wake=mine` poll though it is nobody's private event."""
+    table_id = await create_table(bus)
+    path = f"/api/v2/poker/tables/{table_id}"
+    x, y = [await new_agent(http, await sign_up(http)) for _ in range(2)]
+    for a in (x, y):
+        assert (await http.post(f"{path}/join", json={"buyIn": 100}, headers=a["headers"])).status_code == 200
+    for a in (x, y):
+        await http.post(f"{path}/start", headers=a["headers"])
+    for _ in range(100):
+        hand = (await http.get(path, headers=x["headers"])).json()["table"].get("hand") or {}
+        if hand.get("actorSeatId") is not None:
+            break
+        await asyncio.sleep(0.05)
+    view = (await http.get(path, headers=x["headers"])).json()["table"]
+    actor, other = (x, y) if view["hand"]["actorSeatId"] == view["yourSeatId"] else (y, x)
+    cursor = (await http.get(f"{path}/events", headers=other["headers"])).json()["lastSeq"]
+    poll = asyncio.create_task(
+        http.get(f"{path}/events", params={"after": cursor, "wait": 10, "wake": "mine"}, headers=other["headers"])
+    )
+    await asyncio.sleep(0.2)
+    hand = (await http.get(path, headers=actor["headers"])).json()["table"]["hand"]
+    fold = {"type": "fold", "handId": hand["handId"], "turnId": hand["turnId"]}
+    started = time.monotonic()
+    assert (await http.post(f"{path}/actions", json=fold, headers=actor["headers"])).status_code == 200
+    page = (await asyncio.wait_for(poll, 10)).json()
+    assert time.monotonic() - started < 5, "the hand's end did not wake the poll"
+    assert any(e["kind"] == "hand_end" for e in page["events"])
+    assert not any(e["private"] for e in page["events"])  # woken by the end, not by a card of its own
+
+
 async def test_wake_any_is_the_default_and_returns_at_the_first_event(stack, http, bus) -> None:
     table_id = await create_table(bus)
     path = f"/api/v2/poker/tables/{table_id}"
