@@ -16,7 +16,7 @@ import asyncio
 import random
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -253,7 +253,12 @@ class FeltClient:
             raise Conflict(exc, await self.table(table_id)) from None
 
     async def events(
-        self, table_id: str, after: int = 0, wait: float = 0, limit: int = 500, wake: str = "any"
+        self,
+        table_id: str,
+        after: int = 0,
+        wait: float = 0,
+        limit: int = 500,
+        wake: Literal["any", "mine"] = "any",
     ) -> EventPage:
         """Events with `seq > after`; with `wait`, returns as soon as one happens (`wake="mine"`:
         as soon as one is yours alone, your cards or your turn, with every event before it)."""

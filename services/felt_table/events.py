@@ -80,11 +80,11 @@ class Events:
             to = private_copy_for(ev)
             marked = {**_JSON, PRIVATE_COPY: to} if to is not None else _JSON
             if ev.get("private_to") is None:
-                public = (subjects.table_public_events(self.tid), _body(render(ev, None)))
+                public = _body(render(ev, None))
                 headers = {**marked, "Nats-Msg-Id": f"{self.tid}:{ev['seq']}"}
-                await nc.publish(*public, headers=headers)
+                await nc.publish(subjects.table_public_events(self.tid), public, headers=headers)
                 if ev["kind"] in SEAT_CHANGES:
-                    await self._stored(subjects.table_seat_changes(self.tid), public[1], headers)
+                    await self._stored(subjects.table_seat_changes(self.tid), public, headers)
                 if to is not None:
                     await nc.publish(
                         subjects.table_seat_events(self.tid, to),
