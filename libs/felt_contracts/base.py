@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,8 +11,9 @@ from felt_contracts.errors import ErrorCode
 
 
 def new_id() -> str:
-    """A fresh random id (message ids, correlation ids)."""
-    return uuid.uuid4().hex
+    """A fresh random id (message ids, correlation ids): 128 random bits as 32 hex digits, the
+    length of a uuid4's hex without building the UUID object (two per bus message)."""
+    return os.urandom(16).hex()
 
 
 class Message(BaseModel):

@@ -36,7 +36,9 @@ from felt_contracts.wallet import (
 )
 from felt_runtime.bus import BusError
 from felt_wallet.store import (
+    CONTRIBUTIONS_TO,
     HOUSE,
+    OPEN_SESSIONS_OF,
     Row,
     Work,
     accounts,
@@ -101,12 +103,17 @@ def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[s
         case Commit():
             a, t = req.account_id, req.table_id
             return key, [a], [req.hand_id], [available_key(a), reserve_key(a, t), escrow_key(req.hand_id)]
-        case Settle() | CancelHand():
+        case Settle():
+            paid = [p.account_id for p in (*req.payouts, *req.returns)]
+            dests = [k for a in paid for k in (available_key(a), reserve_key(a, req.table_id))]
+            return key, paid, [req.hand_id], [escrow_key(req.hand_id), *dests]
+        case CancelHand():
             return key, [], [req.hand_id], [escrow_key(req.hand_id)]
     return key, [], [], []
 
 
 def prefetch(w: Work, batch: list[Command]) -> None:
+    """Read what the batch's commands will read in one query per table (a miss is read alone later)."""
     keys: list[str] = []
     accts: list[str] = []
     hand_ids: list[str] = []
@@ -124,22 +131,8 @@ def prefetch(w: Work, batch: list[Command]) -> None:
     fenced = [req.table_id for req in batch if isinstance(req, TableScoped) and req.lease is not None]
     if fenced:
         w.load(table_leases, fenced)
-    if accts:
-        todo = [a for a in dict.fromkeys(accts) if ("sessions-of", a) not in w.loaded]
-        for i in range(0, len(todo), 500):
-            chunk = todo[i : i + 500]
-            w.load_where(
-                ("bulk", f"sessions:{i}:{id(chunk)}"),
-                sessions,
-                (sessions.c.account_id.in_(chunk)) & (sessions.c.status == "open"),
-            )
-        w.loaded.update(("sessions-of", a) for a in todo)
-    if hand_ids:
-        todo = [h for h in dict.fromkeys(hand_ids) if ("contribs-of", h) not in w.loaded]
-        for i in range(0, len(todo), 500):
-            chunk = todo[i : i + 500]
-            w.load_where(("bulk", f"contribs:{i}:{id(chunk)}"), contributions, contributions.c.hand_id.in_(chunk))
-        w.loaded.update(("contribs-of", h) for h in todo)
+    w.load_of("sessions-of", sessions, OPEN_SESSIONS_OF, accts)
+    w.load_of("contribs-of", contributions, CONTRIBUTIONS_TO, hand_ids)
 
 
 def apply(w: Work, req: Command, grant: int) -> BaseModel:
@@ -210,16 +203,12 @@ class _Ctx:
         return 0 if row is None else row["balance"]
 
     def open_session(self, account_id: str, table_id: str) -> Row | None:
-        self.w.load_where(
-            ("sessions-of", account_id),
-            sessions,
-            lambda: (sessions.c.account_id == account_id) & (sessions.c.status == "open"),
-        )
+        self.w.load_of("sessions-of", sessions, OPEN_SESSIONS_OF, [account_id])
         found = self.w.scan(sessions, account_id=account_id, table_id=table_id, status="open")
         return found[0] if found else None
 
     def contribs(self, hand_id: str) -> list[Row]:
-        self.w.load_where(("contribs-of", hand_id), contributions, lambda: contributions.c.hand_id == hand_id)
+        self.w.load_of("contribs-of", contributions, CONTRIBUTIONS_TO, [hand_id])
         return sorted(self.w.scan(contributions, hand_id=hand_id), key=lambda r: (r["account_id"], r["source"]))
 
     def bump(self, table: Any, row: Row, **deltas: int) -> Row:
