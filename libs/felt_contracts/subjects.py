@@ -37,6 +37,7 @@ LIMITS_SESSION_END = "felt.limits.session_end"  # a session closed without a cas
 # --- timer: deadlines --------------------------------------------------------------------
 TIMER_QUEUE = "felt-timer"
 TIMER_SCHEDULE = "felt.timer.schedule"
+TIMER_SCHEDULE_MANY = "felt.timer.schedule_many"  # a batch of schedules, in order (tables' turns)
 TIMER_CANCEL = "felt.timer.cancel"
 TIMER_GET = "felt.timer.get"  # query one pending deadline
 TIMER_REFILL_BANKS = "felt.timer.refill_banks"  # time bank: +refill per hand, capped

@@ -15,7 +15,7 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from felt_contracts.base import Event, Message, Request
+from felt_contracts.base import ErrorInfo, Event, Message, Request
 
 #: who asked (a NATS subject token): fired deadlines go to `subjects.timer_fired(owner)`
 Owner = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")]
@@ -101,6 +101,28 @@ class DeadlineScheduled(Message):
     key: str
     due_at: datetime  # UTC, the plain turn clock (a time bank may extend it later)
     replaced: bool  # a pending deadline with the same key was replaced
+
+
+#: most deadlines in one `ScheduleDeadlines`
+MAX_SCHEDULE_BATCH = 256
+
+
+class ScheduleDeadlines(Request):
+    """Several `ScheduleDeadline`s in one request, applied in order (a later one with the same
+    `(owner, key)` replaces an earlier one), each idempotent by its own `message_id`."""
+
+    deadlines: tuple[ScheduleDeadline, ...] = Field(min_length=1, max_length=MAX_SCHEDULE_BATCH)
+
+
+class ScheduleOutcome(Message):
+    """One deadline's outcome in a batch: exactly one of `scheduled` and `error` is set."""
+
+    scheduled: DeadlineScheduled | None = None
+    error: ErrorInfo | None = None
+
+
+class DeadlinesScheduled(Message):
+    outcomes: tuple[ScheduleOutcome, ...]  # in the order of the request's deadlines
 
 
 class CancelDeadline(Request):

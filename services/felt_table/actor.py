@@ -127,14 +127,12 @@ class TableActor:
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.config.table_id}")
-        self.table.timers.start()
 
     async def stop(self) -> None:
         tasks = [*([self.task] if self.task else []), *self.table.background]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.table.timers.stop()
 
     async def reset(self) -> None:
         t = self.table

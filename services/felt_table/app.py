@@ -8,6 +8,7 @@ from dataclasses import replace
 from felt_contracts import subjects
 from felt_contracts.table import TableConfig
 from felt_runtime import catalog
+from felt_runtime.bus import call
 from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext, load_settings
 from felt_runtime.streams import TABLE_SEATS, declare, retire
@@ -19,6 +20,7 @@ from felt_table.replicas import Replica, default_replica_id
 from felt_table.rooms import Rooms
 from felt_table.settings import TableSettings
 from felt_table.store import Store
+from felt_table.turn_clocks import TurnClocks
 
 log = logging.getLogger("felt.table")
 
@@ -28,7 +30,10 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
     engine = ctx.database()
     store = Store(engine)
     registry = SessionRegistry()
-    rooms = Rooms(Deps(ctx.broker, store, settings, registry))
+    clocks = TurnClocks(
+        lambda subject, req, model: call(ctx.broker, subject, req, model, timeout=settings.call_timeout)
+    )
+    rooms = Rooms(Deps(ctx.broker, store, settings, registry, clocks))
     if settings.lease_seconds > 0:
         port = ctx.settings.http_port or ctx.settings.default_port(catalog.default_port(ctx.name))
         rooms.replica = Replica(
@@ -70,6 +75,7 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
         if rooms.replica is not None:
             await rooms.replica.stop()
         await rooms.stop()
+        await clocks.stop()
         store.close()
 
     return rooms

@@ -1,17 +1,15 @@
 """Timer-service calls of a table: turn, disconnect-grace and intermission deadlines.
 
-Turn deadlines are scheduled by a background task in the order the turns happened, so the
-queue does not wait for the timer (the table states the deadline itself); grace and
-intermission deadlines are awaited. Each deadline is a model of `felt_contracts.deadlines`
+Turn deadlines are scheduled in the order the turns happened without the queue waiting for
+the timer (the table states the deadline itself; `felt_table.turn_clocks` batches them with
+every other table's); grace and intermission deadlines are awaited. Each deadline is a model of `felt_contracts.deadlines`
 (its key, timer kind and echoed payload in one place); a fired one re-enters the table's queue
 as `Fired` with that model parsed back.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +29,7 @@ from felt_contracts.timer import (
 from pydantic import ValidationError
 
 from felt_runtime.bus import BusError
+from felt_runtime.logs import CORRELATION
 from felt_table.deps import Deps
 from felt_table.recovery import retryable
 
@@ -69,35 +68,29 @@ class Deadlines:
     def __init__(self, table_id: str, deps: Deps) -> None:
         self.tid = table_id
         self.deps = deps
-        self.pending: deque[tuple[TableDeadline, float, TimeBankUse | None]] = deque()
-        self.wake = asyncio.Event()
-        self.task: asyncio.Task[None] | None = None
         self.on_silent: Callable[[], None] = lambda: None  # the timer did not answer (the table waits for it)
 
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._drain(), name=f"table-{self.tid}-timers")
-
-    async def stop(self) -> None:
-        if self.task:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
-
-    async def _drain(self) -> None:
-        while True:
-            await self.wake.wait()
-            self.wake.clear()
-            while self.pending:
-                job = self.pending.popleft()
-                # a newer deadline under the same key replaces this one at the timer anyway (and
-                # its turn is already over): only the newest pending one needs the round trip
-                while self.pending and self.pending[0][0].key == job[0].key:
-                    job = self.pending.popleft()
-                await self.schedule(*job)
-
     def schedule_soon(self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None = None) -> None:
-        """Schedule in order, without waiting for the timer service."""
-        self.pending.append((deadline, delay, time_bank))
-        self.wake.set()
+        """Schedule in order, without waiting for the timer service (batched with every other
+        table's turns: `felt_table.turn_clocks`)."""
+        cid = CORRELATION.get()
+        request = self._request(deadline, delay, time_bank)
+        self.deps.clocks.add(
+            request if cid is None else request.model_copy(update={"correlation_id": cid}), self._silent
+        )
+
+    def _silent(self) -> None:
+        self.on_silent()
+
+    def _request(self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None) -> ScheduleDeadline:
+        return ScheduleDeadline(
+            owner=self.deps.settings.timer_owner,
+            key=f"{self.tid}:{deadline.key}",
+            kind=deadline.timer_kind,
+            delay_seconds=delay,
+            payload=deadline.payload(),
+            time_bank=time_bank,
+        )
 
     async def schedule(
         self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None = None
@@ -107,16 +100,7 @@ class Deadlines:
         clock expires (`TimeBankStarted`) before firing."""
         try:
             res = await self.deps.ask(
-                subjects.TIMER_SCHEDULE,
-                ScheduleDeadline(
-                    owner=self.deps.settings.timer_owner,
-                    key=f"{self.tid}:{deadline.key}",
-                    kind=deadline.timer_kind,
-                    delay_seconds=delay,
-                    payload=deadline.payload(),
-                    time_bank=time_bank,
-                ),
-                DeadlineScheduled,
+                subjects.TIMER_SCHEDULE, self._request(deadline, delay, time_bank), DeadlineScheduled
             )
             return res.due_at
         except BusError as exc:

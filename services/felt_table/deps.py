@@ -1,4 +1,5 @@
-"""What every table borrows from the process: the bus, the store, settings and the session registry."""
+"""What every table borrows from the process: the bus, the store, settings, the session registry
+and the turn clocks."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from felt_runtime.bus import call
 from felt_table.registry import SessionRegistry
 from felt_table.settings import TableSettings
 from felt_table.store import Store
+from felt_table.turn_clocks import TurnClocks
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -22,6 +24,7 @@ class Deps:
     store: Store
     settings: TableSettings
     registry: SessionRegistry  # one active session per participant, across replicas
+    clocks: TurnClocks  # every table's turn deadlines, batched to the timer
     last_seq: int = 0
     lease: Callable[[], int] | None = None  # tables over replicas: the table's fencing token
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,11 +25,8 @@ class Rooms:
 
     async def open(self, config: TableConfig) -> TableActor:
         tid = config.table_id
-        deps = Deps(
-            self.deps.broker,
-            self.deps.store,
-            self.deps.settings,
-            self.deps.registry,
+        deps = replace(
+            self.deps,
             last_seq=await self.deps.store.last_seq(tid),
             lease=(lambda: self.replica.leases.token(tid)) if self.replica is not None else None,
         )

@@ -18,7 +18,7 @@ from faststream.nats import NatsBroker
 from redis.exceptions import RedisError
 
 from felt_contracts import subjects
-from felt_contracts.base import Request, new_id
+from felt_contracts.base import ErrorInfo, Request, new_id
 from felt_contracts.errors import ErrorCode
 from felt_contracts.timer import (
     CancelDeadline,
@@ -26,15 +26,19 @@ from felt_contracts.timer import (
     DeadlineInfo,
     DeadlineKind,
     DeadlineScheduled,
+    DeadlinesScheduled,
     GetDeadline,
     GetTimeBanks,
     RefillTimeBanks,
     ScheduleDeadline,
+    ScheduleDeadlines,
+    ScheduleOutcome,
     TimeBanks,
 )
 from felt_runtime.bus import BusError, responder
-from felt_timer.store import IdempotencyConflict, TimerStore, ms, to_time
+from felt_timer.store import IdempotencyConflict, Schedule, Scheduled, TimerStore, ms, to_time
 
+CONFLICT = "message_id was used before with different content"
 #: handlers in flight per subject
 MAX_IN_FLIGHT = 1024
 
@@ -51,13 +55,34 @@ def refusals(handler: Callable[[Req], Awaitable[Res]]) -> Callable[[Req], Awaita
         try:
             return await handler(request)
         except IdempotencyConflict:
-            raise BusError(
-                ErrorCode.CONFLICT, "message_id was used before with different content", message_id=request.message_id
-            ) from None
+            raise BusError(ErrorCode.CONFLICT, CONFLICT, message_id=request.message_id) from None
         except (RedisError, OSError) as exc:
             raise BusError(ErrorCode.UNAVAILABLE, f"deadline store unavailable ({type(exc).__name__})") from None
 
     return wrapped
+
+
+def _schedule(req: ScheduleDeadline) -> Schedule:
+    bank = None
+    if req.time_bank is not None:
+        tb = req.time_bank
+        bank = (tb.table_id, tb.player_id, ms(tb.policy.initial_seconds))
+    return Schedule(
+        req,
+        deadline_id=new_id(),
+        owner=req.owner,
+        key=req.key,
+        kind=req.kind.value,
+        delay_ms=max(1, ms(req.delay)),
+        payload_json=json.dumps(req.payload, separators=(",", ":")),
+        bank=bank,
+    )
+
+
+def _scheduled(s: Schedule, done: Scheduled) -> DeadlineScheduled:
+    return DeadlineScheduled(
+        deadline_id=done.deadline_id, owner=s.owner, key=s.key, due_at=to_time(done.due_ms), replaced=done.replaced
+    )
 
 
 def register(broker: NatsBroker, store: TimerStore) -> None:
@@ -67,27 +92,23 @@ def register(broker: NatsBroker, store: TimerStore) -> None:
     @refusals
     async def schedule(req: ScheduleDeadline) -> DeadlineScheduled:
         """Set or replace the deadline (owner, key); it fires on felt.evt.timer.fired.<owner>."""
-        bank = None
-        if req.time_bank is not None:
-            tb = req.time_bank
-            bank = (tb.table_id, tb.player_id, ms(tb.policy.initial_seconds))
-        done = await store.schedule(
-            req,
-            deadline_id=new_id(),
-            owner=req.owner,
-            key=req.key,
-            kind=req.kind.value,
-            delay_ms=max(1, ms(req.delay)),
-            payload_json=json.dumps(req.payload, separators=(",", ":")),
-            bank=bank,
-        )
-        return DeadlineScheduled(
-            deadline_id=done.deadline_id,
-            owner=req.owner,
-            key=req.key,
-            due_at=to_time(done.due_ms),
-            replaced=done.replaced,
-        )
+        s = _schedule(req)
+        return _scheduled(s, await store.schedule(s))
+
+    @responder(broker, subjects.TIMER_SCHEDULE_MANY, ScheduleDeadlines, **fast)
+    @refusals
+    async def schedule_many(req: ScheduleDeadlines) -> DeadlinesScheduled:
+        """`schedule` for each deadline, in order, in one round trip to Redis (the tables' turns:
+        one request for what every table of a process queued meanwhile)."""
+        items = [_schedule(d) for d in req.deadlines]
+        outcomes = []
+        for s, done in zip(items, await store.schedule_many(items), strict=True):
+            if isinstance(done, IdempotencyConflict):
+                error = ErrorInfo(code=ErrorCode.CONFLICT, message=CONFLICT, details={"message_id": done.args[0]})
+                outcomes.append(ScheduleOutcome(error=error))
+            else:
+                outcomes.append(ScheduleOutcome(scheduled=_scheduled(s, done)))
+        return DeadlinesScheduled(outcomes=tuple(outcomes))
 
     @responder(broker, subjects.TIMER_CANCEL, CancelDeadline, **fast)
     @refusals

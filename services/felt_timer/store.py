@@ -203,6 +203,20 @@ class Claimed:
 
 
 @dataclass(frozen=True)
+class Schedule:
+    """What scheduling one deadline writes (`request`: its idempotency key and fingerprint)."""
+
+    request: Request
+    deadline_id: str
+    owner: str
+    key: str
+    kind: str
+    delay_ms: int
+    payload_json: str
+    bank: tuple[str, str, int] | None  # (table_id, player_id, initial ms)
+
+
+@dataclass(frozen=True)
 class PendingDeadline:
     deadline_id: str
     kind: str
@@ -238,44 +252,56 @@ class TimerStore:
         return f"{self.p}:msg:{message_id}"
 
     # --- deadlines
-    async def schedule(
-        self,
-        request: Request,
-        *,
-        deadline_id: str,
-        owner: str,
-        key: str,
-        kind: str,
-        delay_ms: int,
-        payload_json: str,
-        bank: tuple[str, str, int] | None,  # (table_id, player_id, initial ms)
-    ) -> Scheduled:
-        member = self.member(owner, key)
-        fp = fingerprint(request)
-        table_id, player_id, init_ms = bank if bank else ("", "", 0)
-        bank_key = self.bank_key(table_id, player_id) if bank else ""
-        _, result = await self._schedule(
-            keys=[self.due_key, self.deadline_key(member), self.message_key(request.message_id)],
-            args=[
-                member,
-                deadline_id,
-                delay_ms,
-                owner,
-                key,
-                kind,
-                payload_json,
-                bank_key,
-                table_id,
-                player_id,
-                init_ms,
-                self.bank_ttl_s,
-                fp,
-                self.idempotency_ttl_s,
-            ],
-        )
+    async def schedule(self, s: Schedule) -> Scheduled:
+        keys, args, fp = self._schedule_call(s)
+        _, result = await self._schedule(keys=keys, args=args)
+        return self._scheduled(s, fp, result)
+
+    async def schedule_many(self, items: list[Schedule]) -> list[Scheduled | IdempotencyConflict]:
+        """`schedule` for each item, in order, in one round trip (a pipeline, not a transaction:
+        each item is its own atomic script, as when scheduled alone)."""
+        calls = [self._schedule_call(s) for s in items]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, args, _ in calls:
+                await self._schedule(keys=keys, args=args, client=pipe)
+            results = await pipe.execute()
+        out: list[Scheduled | IdempotencyConflict] = []
+        for s, (_, _, fp), (_, result) in zip(items, calls, results, strict=True):
+            try:
+                out.append(self._scheduled(s, fp, result))
+            except IdempotencyConflict as exc:
+                out.append(exc)
+        return out
+
+    def _schedule_call(self, s: Schedule) -> tuple[list[str], list[str | int], str]:
+        member = self.member(s.owner, s.key)
+        fp = fingerprint(s.request)
+        table_id, player_id, init_ms = s.bank if s.bank else ("", "", 0)
+        bank_key = self.bank_key(table_id, player_id) if s.bank else ""
+        keys = [self.due_key, self.deadline_key(member), self.message_key(s.request.message_id)]
+        args: list[str | int] = [
+            member,
+            s.deadline_id,
+            s.delay_ms,
+            s.owner,
+            s.key,
+            s.kind,
+            s.payload_json,
+            bank_key,
+            table_id,
+            player_id,
+            init_ms,
+            self.bank_ttl_s,
+            fp,
+            self.idempotency_ttl_s,
+        ]
+        return keys, args, fp
+
+    @staticmethod
+    def _scheduled(s: Schedule, fp: str, result: str) -> Scheduled:
         seen_fp, dl_id, due, replaced = result.split("|")
         if seen_fp != fp:
-            raise IdempotencyConflict(request.message_id)
+            raise IdempotencyConflict(s.request.message_id)
         return Scheduled(dl_id, int(due), replaced == "1")
 
     async def cancel(self, owner: str, key: str) -> tuple[bool, int]:

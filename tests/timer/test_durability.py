@@ -10,7 +10,7 @@ import httpx
 
 from felt_contracts import subjects
 from felt_contracts.timer import ScheduleDeadline
-from felt_timer.store import TimerStore
+from felt_timer.store import Schedule, TimerStore
 from tests.timer.conftest import schedule, start_timer
 
 
@@ -79,7 +79,9 @@ async def test_replica_dying_between_claim_and_publish_is_redelivered_after_leas
     store = TimerStore(redis, p, bank_ttl_s=3600, idempotency_ttl_s=60)
     request = ScheduleDeadline(owner=owner, key="k", kind="turn", delay_seconds=0.05)
     await store.schedule(
-        request, deadline_id="dl-1", owner=owner, key="k", kind="turn", delay_ms=50, payload_json="{}", bank=None
+        Schedule(
+            request, deadline_id="dl-1", owner=owner, key="k", kind="turn", delay_ms=50, payload_json="{}", bank=None
+        )
     )
     await asyncio.sleep(0.1)
     _, claimed = await store.claim(10, 1000, "dead-replica")  # claimed, then "crashed": no publish, no ack
