@@ -42,6 +42,7 @@ sys.path.insert(0, str(REPO))  # the tests' helpers (tests/ is a package at the 
 
 import httpx
 import nats
+import orjson
 import psutil
 import websockets
 from faststream.nats import NatsBroker
@@ -369,7 +370,7 @@ async def gateway_phase(
         try:
             async for raw in ws:
                 now = time.perf_counter()
-                f = json.loads(raw)
+                f = orjson.loads(raw)
                 if f["type"] == "event":
                     run.seen(run.arrival, f["tableId"], f["seq"], now)
                     if f["event"]["kind"] == "hand_end":

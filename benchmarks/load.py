@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import psutil
 import websockets
 from agent_http import AgentHTTP
@@ -189,7 +190,7 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
             if not recv.done():
                 recv.cancel()
                 break
-            now, frame = time.perf_counter(), json.loads(recv.result())
+            now, frame = time.perf_counter(), orjson.loads(recv.result())
             kind = frame["type"]
             if kind == "event":
                 last = max(last, frame["seq"])

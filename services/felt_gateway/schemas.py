@@ -23,17 +23,41 @@ from felt_engine.actions import shape_problem
 
 
 @functools.cache
-def _camel_fields(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
-    """(field, camelCase name) of a model, worked out once per model class: `to_camel`'s regular
-    expressions were a tenth of the gateway's CPU when run for every field of every event."""
-    return tuple((name, to_camel(name)) for name in model.model_fields)
+def _camel_fields(model: type[BaseModel]) -> tuple[tuple[str, str, bool], ...]:
+    """(field, camelCase name, whether its values are JSON-ready as they are) of a model, worked
+    out once per model class: `to_camel`'s regular expressions were a tenth of the gateway's CPU
+    when run for every field of every event, and walking every scalar of a table view (most of
+    its fields) through `camel` was most of what was left."""
+    return tuple((name, to_camel(name), _as_is(f.annotation)) for name, f in model.model_fields.items())
+
+
+_SCALARS = (int, str, bool, float, types.NoneType)
+
+
+def _as_is(annotation: Any) -> bool:
+    """Whether every value of this type is JSON-ready as it is: plain scalars, literals of them,
+    and unions or constrained forms of those (no model, container, datetime or enum)."""
+    if annotation in _SCALARS:
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return all(type(a) in _SCALARS for a in args)
+    if origin in (Union, types.UnionType):
+        return all(_as_is(a) for a in args)
+    if origin is Annotated:
+        return _as_is(args[0])
+    return False
 
 
 def camel(value: Any) -> Any:
     """A bus model (or anything inside one) as camelCase JSON-ready data. Only model field
     names change; dict keys (seat numbers, table ids) stay as they are."""
     if isinstance(value, BaseModel):
-        return {key: camel(getattr(value, name)) for name, key in _camel_fields(type(value))}
+        return {
+            key: v if as_is else camel(v)
+            for name, key, as_is in _camel_fields(type(value))
+            for v in (getattr(value, name),)
+        }
     if isinstance(value, dict):
         return {str(k.value if isinstance(k, Enum) else k): camel(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
