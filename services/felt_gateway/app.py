@@ -16,7 +16,7 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from felt_contracts.base import new_id
-from felt_gateway import accounts, errors, poker, ws
+from felt_gateway import accounts, auth, errors, poker, ws
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
 from felt_gateway.idempotency import Idempotency
@@ -128,6 +128,7 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     app.include_router(poker.router)  # the busier of the two first (disjoint prefixes: order is only cost)
     app.include_router(accounts.router)
     app.add_api_websocket_route("/ws", ws.endpoint)
+    auth.document(app, poker.router, accounts.router)
 
     def http(probe: Callable[[], Awaitable[Probe]]) -> Callable[[], Awaitable[Response]]:
         async def route() -> Response:

@@ -30,6 +30,12 @@ PUBLIC = {
 }
 
 
+SCHEME_TEXT = {
+    "HTTPBearer": "An owner's login token (HUMAN) or an agent's API key (AGENT)",
+    "APIKeyHeader": "An agent's API key",
+}
+
+
 async def refused_everywhere(room, http, secret: str) -> None:
     """401 over REST (bearer and X-API-Key) and close code 4401 on the WebSocket."""
     for headers in ({"Authorization": f"Bearer {secret}"}, {"X-API-Key": secret}):
@@ -94,6 +100,19 @@ async def test_no_endpoint_answers_without_valid_credentials(room, http) -> None
     doc = (await http.get("/openapi.json")).json()
     operations = [(m.upper(), p) for p, item in doc["paths"].items() for m in item]
     assert len(operations) >= 25 and PUBLIC <= set(operations)
+    # ... and the document says so: either scheme on every other operation, none on the public ones
+    assert doc["components"]["securitySchemes"] == {
+        "HTTPBearer": {"type": "http", "scheme": "bearer", "description": SCHEME_TEXT["HTTPBearer"]},
+        "APIKeyHeader": {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key",
+            "description": SCHEME_TEXT["APIKeyHeader"],
+        },
+    }
+    for method, template in operations:
+        documented = doc["paths"][template][method.lower()].get("security")
+        assert documented == (None if (method, template) in PUBLIC else [{"HTTPBearer": []}, {"APIKeyHeader": []}])
     attempts = [
         {},
         {"Authorization": "Bearer nonsense"},
