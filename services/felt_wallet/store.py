@@ -197,6 +197,7 @@ class Work:
         self.outbox: list[Row] = []
         self.loaded: set[tuple[str, str]] = set()  # ("sessions-of", account) etc.
         self.outbox_done: list[int] = []  # published outbox seqs to delete
+        self.outboxed: list[tuple[int, str, str]] = []  # (seq, transfer id, payload) of the rows flushed
 
     # --- reading -----------------------------------------------------------------------
     def load(self, table: sa.Table, keys: Iterable[Any]) -> None:
@@ -305,7 +306,8 @@ class Work:
         if self.transfers:
             conn.execute(_INSERT[transfers.name], self.transfers)
         if self.outbox:
-            conn.execute(_INSERT[outbox.name], self.outbox)
+            seqs = conn.execute(_INSERT_OUTBOX, self.outbox).scalars().all()
+            self.outboxed = [(seq, r["transfer_id"], r["payload"]) for seq, r in zip(seqs, self.outbox, strict=True)]
         for i in range(0, len(self.outbox_done), _CHUNK):
             conn.execute(_DELETE_OUTBOX, {"keys": self.outbox_done[i : i + _CHUNK]})
 
@@ -328,7 +330,9 @@ def _update(table: sa.Table) -> sa.Update:
 
 _WRITTEN = (accounts, sessions, hands, ledger, contributions, commands, table_leases)
 _BY_KEY = {t.name: sa.select(t).where(_in(next(iter(t.primary_key.columns)))) for t in _WRITTEN}
-_INSERT = {t.name: sa.insert(t) for t in (*_WRITTEN, transfers, outbox)}
+_INSERT = {t.name: sa.insert(t) for t in (*_WRITTEN, transfers)}
+#: with each row's seq, so that the relay gets the committed rows from the writer, not a read
+_INSERT_OUTBOX = sa.insert(outbox).returning(outbox.c.seq, sort_by_parameter_order=True)
 _UPDATE = {t.name: _update(t) for t in _WRITTEN}
 _DELETE_OUTBOX = sa.delete(outbox).where(_in(outbox.c.seq))
 #: the open sessions of some accounts; the contributions to some hands

@@ -55,6 +55,8 @@ class Writer:
         self.clock = clock
         self.queue: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] = asyncio.Queue()
         self.committed = asyncio.Event()  # set after every commit that wrote outbox rows
+        #: (seq, transfer id, payload) of the outbox rows committed since the relay last took them
+        self.outboxed: list[tuple[int, str, str]] = []
         self.task: asyncio.Task[None] | None = None
         self.batches = 0
         self.published: list[int] = []  # outbox seqs the relay has published, to delete
@@ -67,6 +69,11 @@ class Writer:
         out = await fut
         assert isinstance(out, result), (type(req).__name__, type(out).__name__)
         return out
+
+    def take_outboxed(self) -> list[tuple[int, str, str]]:
+        """The outbox rows committed since the last call, in seq order (the relay's feed)."""
+        rows, self.outboxed = self.outboxed, []
+        return rows
 
     def ack_outbox(self, seqs: list[int]) -> None:
         """The relay published these outbox rows: delete them with the next transaction."""
@@ -107,7 +114,7 @@ class Writer:
     async def _process(self, batch: list[tuple[Any, asyncio.Future[Any]]]) -> None:
         done, self.published = self.published, []
         try:
-            outcomes = await self._apply([req for req, _ in batch], done)
+            outcomes, outboxed = await self._apply([req for req, _ in batch], done)
         except Exception as exc:  # the transaction failed as a whole
             self.published = done + self.published
             if len(batch) > 1:
@@ -120,7 +127,8 @@ class Writer:
         else:
             self.batches += 1
             BATCH.observe(len(batch))
-            if batch:
+            if outboxed:
+                self.outboxed += outboxed
                 self.committed.set()
         for (req, fut), out in zip(batch, outcomes, strict=True):
             TRANSFERS.labels(type(req).__name__, "refused" if isinstance(out, BaseException) else "ok").inc()
@@ -131,10 +139,15 @@ class Writer:
             else:
                 fut.set_result(out)
 
-    async def _apply(self, batch: list[Command], outbox_done: list[int]) -> list[Any]:
+    async def _apply(
+        self, batch: list[Command], outbox_done: list[int]
+    ) -> tuple[list[Any], list[tuple[int, str, str]]]:
         return await self.transactions.run(self._transaction, batch, outbox_done, self.clock())
 
-    def _transaction(self, conn: Connection, batch: list[Command], outbox_done: list[int], now: datetime) -> list[Any]:
+    def _transaction(
+        self, conn: Connection, batch: list[Command], outbox_done: list[int], now: datetime
+    ) -> tuple[list[Any], list[tuple[int, str, str]]]:
+        """The outcomes, and the outbox rows the transaction wrote."""
         w = Work(conn, now)
         w.outbox_done = outbox_done
         prefetch(w, batch)
@@ -147,4 +160,4 @@ class Writer:
                 w.rollback(mark)
                 outcomes.append(exc)
         w.flush()
-        return outcomes
+        return outcomes, w.outboxed
