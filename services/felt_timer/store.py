@@ -20,8 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
 
 from felt_runtime.idempotency import fingerprint
 from felt_contracts.base import Request
@@ -261,10 +263,7 @@ class TimerStore:
         """`schedule` for each item, in order, in one round trip (a pipeline, not a transaction:
         each item is its own atomic script, as when scheduled alone)."""
         calls = [self._schedule_call(s) for s in items]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for keys, args, _ in calls:
-                await self._schedule(keys=keys, args=args, client=pipe)
-            results = await pipe.execute()
+        results = await self._evalsha_all(calls)
         out: list[Scheduled | IdempotencyConflict] = []
         for s, (_, _, fp), (_, result) in zip(items, calls, results, strict=True):
             try:
@@ -272,6 +271,26 @@ class TimerStore:
             except IdempotencyConflict as exc:
                 out.append(exc)
         return out
+
+    async def _evalsha_all(self, calls: list[tuple[list[str], list[str | int], str]]) -> list[Any]:
+        """The schedule script for each call in one pipeline, by its hash (a pipeline of the
+        script object asks Redis whether the script exists first, a round trip per batch). A
+        Redis that lost its scripts (restarted, flushed) gets it loaded and the calls are sent
+        again (each is idempotent by its message id)."""
+        results = await self._evalsha_pipeline(calls)
+        if any(isinstance(r, NoScriptError) for r in results):
+            await self.redis.script_load(SCHEDULE)
+            results = await self._evalsha_pipeline(calls)
+        for r in results:
+            if isinstance(r, Exception):
+                raise r
+        return results
+
+    async def _evalsha_pipeline(self, calls: list[tuple[list[str], list[str | int], str]]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, args, _ in calls:
+                pipe.evalsha(self._schedule.sha, len(keys), *keys, *args)
+            return await pipe.execute(raise_on_error=False)
 
     def _schedule_call(self, s: Schedule) -> tuple[list[str], list[str | int], str]:
         member = self.member(s.owner, s.key)

@@ -75,3 +75,21 @@ async def test_an_empty_or_oversized_batch_is_refused_and_schedules_nothing(time
     # the single schedule still answers as before
     assert (await schedule(broker, owner=owner, key="k0", kind="intermission", delay_seconds=30)).replaced is False
 
+
+async def test_a_batch_after_valkey_lost_its_scripts_loads_the_script_and_schedules(
+    timer, broker, owner, redis_url
+) -> None:
+    """The batch calls the script by its hash; a Valkey that lost its scripts (a restart, SCRIPT
+    FLUSH) answers NOSCRIPT, and the timer loads it and schedules every deadline once."""
+    from felt_runtime.redis import make_redis
+
+    redis = make_redis(redis_url)
+    try:
+        await redis.script_flush()
+    finally:
+        await redis.aclose()
+    a = ScheduleDeadline(owner=owner, key="after-flush", kind="intermission", delay_seconds=30)
+    res = await many(broker, a)
+    assert res.outcomes[0].scheduled is not None and res.outcomes[0].scheduled.replaced is False
+    info = await call(broker, subjects.TIMER_GET, GetDeadline(owner=owner, key="after-flush"), DeadlineInfo)
+    assert info.pending and info.deadline_id == res.outcomes[0].scheduled.deadline_id
