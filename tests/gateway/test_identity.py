@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import httpx
 
@@ -220,3 +221,36 @@ async def test_a_revocation_through_one_gateway_reaches_another_gateways_cache_a
             assert set(statuses) == {"key", "token"} and max(statuses.values()) < 2.0, statuses
     finally:
         other.stop()
+
+
+async def test_authentications_made_together_expire_spread_over_the_second_half_of_the_ttl(tmp_path) -> None:
+    """Credentials first used together (a room opening, a reconnect storm) are read again spread
+    over the second half of the cache's TTL, not all in one second."""
+    from faststream.nats import NatsBroker
+
+    from felt_gateway.identity import Identity, Principal
+    from felt_runtime.db import create_engine
+
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path}/auth.db")
+    identity = Identity(engine, NatsBroker(), token_ttl=3600, timeout=5, cache_seconds=60)
+    reads: list[str] = []
+
+    async def read(secret: str, key: str) -> tuple[Principal, float]:  # the database's answer
+        reads.append(secret)
+        return Principal("o", f"p-{secret}", "AGENT", "api_key"), float("inf")
+
+    identity._authenticate = read  # type: ignore[method-assign]
+    try:
+        start = time.monotonic()  # the cache's clock
+        for n in range(400):
+            await identity.authenticate(f"secret-{n}")
+        await identity.authenticate("secret-0")
+        assert len(reads) == 400  # cached
+        expiries = sorted(exp - start for exp, _ in identity._cache.values())
+        assert 30 <= expiries[0] and expiries[-1] <= 61
+        assert expiries[-1] - expiries[0] > 20  # spread, not one instant
+        in_any_second = max(sum(1 for e in expiries if s <= e < s + 1) for s in range(30, 61))
+        assert in_any_second < 40  # ~13 a second when spread evenly; 400 when not
+    finally:
+        identity.close()
+        await engine.dispose()
