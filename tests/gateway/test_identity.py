@@ -239,7 +239,7 @@ async def test_authentications_made_together_expire_spread_over_the_second_half_
         reads.append(secret)
         return Principal("o", f"p-{secret}", "AGENT", "api_key"), float("inf")
 
-    identity._authenticate = read  # type: ignore[method-assign]
+    identity._authenticate = read  # type: ignore[method-assign]  # the database read, replaced for this test
     try:
         start = time.monotonic()  # the cache's clock
         for n in range(400):
