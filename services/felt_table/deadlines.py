@@ -2,9 +2,9 @@
 
 Turn deadlines are scheduled in the order the turns happened without the queue waiting for
 the timer (the table states the deadline itself; `felt_table.turn_clocks` batches them with
-every other table's); grace and intermission deadlines are awaited. Each deadline is a model of `felt_contracts.deadlines`
-(its key, timer kind and echoed payload in one place); a fired one re-enters the table's queue
-as `Fired` with that model parsed back.
+every other table's); grace and intermission deadlines are awaited. Each deadline is a model
+of `felt_contracts.deadlines` (its key, timer kind and echoed payload in one place); a fired
+one re-enters the table's queue as `Fired` with that model parsed back.
 """
 
 from __future__ import annotations
@@ -73,17 +73,18 @@ class Deadlines:
     def schedule_soon(self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None = None) -> None:
         """Schedule in order, without waiting for the timer service (batched with every other
         table's turns: `felt_table.turn_clocks`)."""
-        cid = CORRELATION.get()
-        request = self._request(deadline, delay, time_bank)
-        self.deps.clocks.add(
-            request if cid is None else request.model_copy(update={"correlation_id": cid}), self._silent
-        )
+        self.deps.clocks.add(self._request(deadline, delay, time_bank, CORRELATION.get()), self._silent)
 
     def _silent(self) -> None:
         self.on_silent()
 
-    def _request(self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None) -> ScheduleDeadline:
+    def _request(
+        self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None, correlation_id: str | None = None
+    ) -> ScheduleDeadline:
+        """`correlation_id`: the action's, for a request that travels in a batch (a request sent
+        alone gets it from `felt_runtime.bus.call`)."""
         return ScheduleDeadline(
+            **({"correlation_id": correlation_id} if correlation_id else {}),
             owner=self.deps.settings.timer_owner,
             key=f"{self.tid}:{deadline.key}",
             kind=deadline.timer_kind,

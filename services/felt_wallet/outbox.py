@@ -15,7 +15,7 @@ from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_contracts import subjects
-from felt_wallet.store import outbox
+from felt_wallet.store import OutboxRow, outbox
 from felt_wallet.writer import Writer
 
 log = logging.getLogger("felt.wallet.outbox")
@@ -60,7 +60,7 @@ async def relay(engine: AsyncEngine, js: JetStreamContext, writer: Writer, batch
             await asyncio.sleep(0.5)
 
 
-async def _stored(engine: AsyncEngine, after: int, limit: int) -> list[tuple[int, str, str]]:
+async def _stored(engine: AsyncEngine, after: int, limit: int) -> list[OutboxRow]:
     async with engine.connect() as conn:
         rows = await conn.execute(
             sa.select(outbox.c.seq, outbox.c.transfer_id, outbox.c.payload)

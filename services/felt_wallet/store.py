@@ -136,6 +136,8 @@ def escrow_key(hand_id: str) -> str:
 
 
 Row = dict[str, Any]
+#: an outbox row as the relay publishes it: (seq, transfer id, payload)
+OutboxRow = tuple[int, str, str]
 _MISSING: Any = object()
 _CHUNK = 500
 #: fields `Work.scan` looks rows up by (kept as in-memory indexes; these never change for a row)
@@ -197,7 +199,7 @@ class Work:
         self.outbox: list[Row] = []
         self.loaded: set[tuple[str, str]] = set()  # ("sessions-of", account) etc.
         self.outbox_done: list[int] = []  # published outbox seqs to delete
-        self.outboxed: list[tuple[int, str, str]] = []  # (seq, transfer id, payload) of the rows flushed
+        self.outboxed: list[OutboxRow] = []  # the outbox rows flushed
 
     # --- reading -----------------------------------------------------------------------
     def load(self, table: sa.Table, keys: Iterable[Any]) -> None:

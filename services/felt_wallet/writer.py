@@ -29,7 +29,7 @@ from felt_runtime.bus import BusError
 from felt_runtime.db import Transactions
 from felt_runtime.metrics import BATCH, TRANSFERS
 from felt_wallet.ledger import Command, apply, prefetch
-from felt_wallet.store import Work
+from felt_wallet.store import OutboxRow, Work
 
 M = TypeVar("M", bound=BaseModel)  # a result model
 
@@ -56,7 +56,7 @@ class Writer:
         self.queue: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] = asyncio.Queue()
         self.committed = asyncio.Event()  # set after every commit that wrote outbox rows
         #: (seq, transfer id, payload) of the outbox rows committed since the relay last took them
-        self.outboxed: list[tuple[int, str, str]] = []
+        self.outboxed: list[OutboxRow] = []
         self.task: asyncio.Task[None] | None = None
         self.batches = 0
         self.published: list[int] = []  # outbox seqs the relay has published, to delete
@@ -70,7 +70,7 @@ class Writer:
         assert isinstance(out, result), (type(req).__name__, type(out).__name__)
         return out
 
-    def take_outboxed(self) -> list[tuple[int, str, str]]:
+    def take_outboxed(self) -> list[OutboxRow]:
         """The outbox rows committed since the last call, in seq order (the relay's feed)."""
         rows, self.outboxed = self.outboxed, []
         return rows
@@ -139,14 +139,12 @@ class Writer:
             else:
                 fut.set_result(out)
 
-    async def _apply(
-        self, batch: list[Command], outbox_done: list[int]
-    ) -> tuple[list[Any], list[tuple[int, str, str]]]:
+    async def _apply(self, batch: list[Command], outbox_done: list[int]) -> tuple[list[Any], list[OutboxRow]]:
         return await self.transactions.run(self._transaction, batch, outbox_done, self.clock())
 
     def _transaction(
         self, conn: Connection, batch: list[Command], outbox_done: list[int], now: datetime
-    ) -> tuple[list[Any], list[tuple[int, str, str]]]:
+    ) -> tuple[list[Any], list[OutboxRow]]:
         """The outcomes, and the outbox rows the transaction wrote."""
         w = Work(conn, now)
         w.outbox_done = outbox_done
