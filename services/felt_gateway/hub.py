@@ -4,7 +4,9 @@
   table's public subject and every participant's private subject) on the broker's own nats-py
   connection, however many sockets and long-polls watch the table. It keeps the table's last
   numbered events in order (`base + 1 .. top`, at most `keep`), each with its public copy and
-  any private copies. Which participant has a private copy of a seq is the table's mark (the
+  any private copies, kept as their JSON text: a dict per copy made every kept event several
+  objects for the garbage collector, and at 1,000 seated players its full collections of the
+  gateway's heap took up to 1.3 s each, the whole tail of `make load` (docs/benchmarks.md). Which participant has a private copy of a seq is the table's mark (the
   `PRIVATE_COPY` header, felt_contracts.table): the feed knows no event kinds. A listener reads what *it* may see after its own `seq` straight from
   memory: public copies for everyone, a participant's private copy only for that participant.
   Nothing is fetched from the table while the feed is contiguous with the listener.
@@ -26,10 +28,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from faststream.nats import NatsBroker
 from pydantic import ValidationError
 
@@ -48,15 +51,24 @@ LINGER = 30.0  # seconds a feed stays subscribed after its last listener left (l
 MAX_IDLE = 256  # feeds lingering without listeners, at most
 
 
+def event_json(ev: TableEvent) -> str:
+    """An event as clients get it (camelCase), serialized once. Text, not orjson's bytes: those
+    keep orjson's whole write buffer (8 KB for a 600-byte event, measured), a gigabyte at 1,000
+    seated players."""
+    return dumps(camel(ev))
+
+
 @dataclass(slots=True)
 class Item:
-    """One seq of a table: its public copy (None for a private-only event) and private copies;
-    `copy_for` reads its private copy instead of the public one (the table's mark)."""
+    """One seq of a table: its `kind`, its public copy (None for a private-only event) and
+    private copies, each as JSON text (invisible to the garbage collector); `copy_for` reads its
+    private copy instead of the public one (the table's mark)."""
 
     seq: int
-    public: dict[str, Any] | None
+    kind: str
+    public: str | None
     copy_for: str | None = None
-    private: dict[str, dict[str, Any]] = field(default_factory=dict)
+    private: dict[str, str] | None = None
     _frame: str | None = None
 
     def frame(self, table_id: str) -> str:
@@ -66,18 +78,35 @@ class Item:
             self._frame = frame_text(table_id, self.seq, self.public)
         return self._frame
 
+    def mine(self, viewer: str) -> str | None:
+        return None if self.private is None else self.private.get(viewer)
 
-def frame_text(table_id: str, seq: int, event: dict[str, Any]) -> str:
-    return dumps(F.EventFrame(table_id=table_id, seq=seq, event=event).dump())
+
+def frame_text(table_id: str, seq: int, event: str) -> str:
+    frame = F.EventFrame(table_id=table_id, seq=seq, event={}).dump()
+    frame["event"] = orjson.Fragment(event)
+    return dumps(frame)
+
+
+@dataclass(slots=True)
+class Entry:
+    """A client's event, ready to send: `event` as the viewer sees it (JSON), `private` = the
+    viewer's own copy, `item` = the feed item when it is its shared public copy (whose frame is
+    serialized once for every socket)."""
+
+    seq: int
+    kind: str
+    event: str
+    private: bool
+    item: Item | None = None
 
 
 @dataclass(slots=True)
 class Read:
-    """What a viewer may see after `after`: `entries` (item, event for this viewer, shared?),
-    `last` = the seq the viewer is now complete up to, `fetch` = ask the table after `last`,
-    `more` = stopped at the limit."""
+    """What a viewer may see after `after`: `entries`, `last` = the seq the viewer is now
+    complete up to, `fetch` = ask the table after `last`, `more` = stopped at the limit."""
 
-    entries: list[tuple[Item, dict[str, Any], bool]]
+    entries: list[Entry]
     last: int
     fetch: bool = False
     more: bool = False
@@ -141,7 +170,9 @@ class Feed:
                         "private copy of a public event without one expected",
                         extra={"table_id": self.table_id, "seq": n, "kind": ev.kind},
                     )
-                item.private[to] = camel(ev)
+                if item.private is None:
+                    item.private = {}
+                item.private[to] = event_json(ev)
                 self.notify()
             return
         if n > top + 1:  # missed messages: whoever is behind n - 1 asks the table
@@ -150,7 +181,7 @@ class Feed:
             self.items.clear()
             self.base = n - 1
         if to is None:
-            item = Item(n, camel(ev), copy_for)
+            item = Item(n, ev.kind, event_json(ev), copy_for)
         elif copy_for is not None:  # the public copy of this seq was missed
             self.gaps += 1
             log.info(
@@ -161,7 +192,7 @@ class Feed:
             self.notify()
             return
         else:  # private-only (preaction, auto_rebuy): invisible to everyone else
-            item = Item(n, None, None, {to: camel(ev)})
+            item = Item(n, ev.kind, None, None, {to: event_json(ev)})
         self.items.append(item)
         if len(self.items) > self.keep:
             self.items.popleft()
@@ -183,21 +214,21 @@ class Feed:
         """Events after `after` as `viewer` may see them, from memory."""
         if self.base is None or after < self.base:
             return Read([], after, fetch=True)
-        out: list[tuple[Item, dict[str, Any], bool]] = []
+        out: list[Entry] = []
         last = after
         start = after - self.base
         items = self.items
         for i in range(start, len(items)):
             item = items[i]
-            mine = item.private.get(viewer)
+            mine = item.mine(viewer)
             if mine is not None:
-                out.append((item, mine, False))
+                out.append(Entry(item.seq, item.kind, mine, True))
             elif item.copy_for == viewer:
                 if i == len(items) - 1:
                     break  # its private copy is on its way
                 return Read(out, last, fetch=True)  # ... and never came
             elif item.public is not None:
-                out.append((item, item.public, True))
+                out.append(Entry(item.seq, item.kind, item.public, False, item))
             last = item.seq
             if len(out) >= limit:
                 return Read(out, last, more=i < len(items) - 1)
@@ -205,10 +236,6 @@ class Feed:
 
 
 # --- the one reader of a table for a viewer: the feed, else the table ------------------------
-
-#: a client's event, ready to send: (seq, the event as the viewer sees it, the feed item when the
-#: event is its shared public copy — whose frame is serialized once for every socket)
-Entry = tuple[int, dict[str, Any], Item | None]
 
 
 @dataclass(slots=True)
@@ -224,12 +251,8 @@ class Batch:
     asked: bool = False
 
 
-def _entries(read: Read) -> list[Entry]:
-    return [(item.seq, event, item if shared else None) for item, event, shared in read.entries]
-
-
-def _table_entries(events: Any) -> list[Entry]:
-    return [(ev.seq, camel(ev), None) for ev in events]
+def _table_entries(events: Sequence[TableEvent]) -> list[Entry]:
+    return [Entry(ev.seq, ev.kind, event_json(ev), ev.private) for ev in events]
 
 
 async def next_events(feed: Feed, bus: Bus, viewer: str, after: int, limit: int) -> Batch:
@@ -238,7 +261,7 @@ async def next_events(feed: Feed, bus: Bus, viewer: str, after: int, limit: int)
     redaction), which also tells the feed from where it may answer."""
     read = feed.read(viewer, after, limit)
     if read.entries or not read.fetch:
-        return Batch(_entries(read), read.last, more=read.more or (read.fetch and bool(read.entries)))
+        return Batch(read.entries, read.last, more=read.more or (read.fetch and bool(read.entries)))
     result = await bus.table(feed.table_id, GetEvents(after_seq=read.last, viewer=viewer, limit=limit))
     complete = len(result.events) < limit
     last = max(read.last, result.seq) if complete else result.events[-1].seq
@@ -258,7 +281,7 @@ async def replay(feed: Feed, bus: Bus, viewer: str, last_seq: int) -> Batch | No
     if feed.covers(last_seq):
         read = feed.read(viewer, last_seq, REPLAY)
         if not read.fetch and not read.more:
-            return Batch(_entries(read), read.last)
+            return Batch(read.entries, read.last)
     result = await bus.table(feed.table_id, GetEvents(after_seq=last_seq, viewer=viewer, limit=REPLAY))
     events = result.events
     contiguous = events[0].seq == last_seq + 1 and events[-1].seq >= result.seq if events else result.seq == last_seq

@@ -402,11 +402,13 @@ class Connection:
         return 0
 
     async def send_batch(self, sub: TableSub, batch: Batch) -> None:
-        for seq, event, item in batch.events:
-            if seq <= sub.last_seq:
+        for e in batch.events:
+            if e.seq <= sub.last_seq:
                 continue
-            sub.last_seq = seq
-            await self.send_text(item.frame(sub.table_id) if item is not None else frame_text(sub.table_id, seq, event))
+            sub.last_seq = e.seq
+            await self.send_text(
+                e.item.frame(sub.table_id) if e.item is not None else frame_text(sub.table_id, e.seq, e.event)
+            )
         sub.last_seq = max(sub.last_seq, batch.last)
 
     async def send_text(self, data: str) -> None:
