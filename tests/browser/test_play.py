@@ -319,3 +319,20 @@ def test_a_person_who_sits_down_during_a_hand_asks_to_be_dealt_in_next(people, n
     while (p := whose_turn(*pair, late)) is not late:
         act(p, "#act-check" if p.page.locator("#act-check").count() else "#act-call")
     assert late.my_turn()
+
+
+def test_a_buy_in_being_typed_survives_the_table_moving(people, new_table):
+    """The seat's controls are redrawn only when what they offer changes: a redraw on every event
+    erased a buy-in being typed (the person then sat with the most they could afford) and, on a
+    slow machine, lost a click that fell between two redraws."""
+    table = new_table(name="Typing 1/2", start_mode="explicit")
+    typing, other = people("nia"), people("oto")
+    for p in (typing, other):
+        p.sign_up()
+        p.open_table(table)
+    typing.page.locator("#buy-in").fill("20")
+    other.sit_down(60)
+    expect(typing.page.locator(".seat", has_text=other.email.split("@")[0])).to_be_visible()  # the table moved
+    expect(typing.page.locator("#buy-in")).to_have_value("20")
+    typing.sit_down()
+    expect(typing.page.locator(".seat.mine .stack")).to_have_text("20")

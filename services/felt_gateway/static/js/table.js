@@ -150,6 +150,9 @@ export class TableScreen {
       this.onMoney();
     } catch (err) {
       this.notify(err.message || "Refused.", "error");
+    } finally {
+      this.seatShape = null; // the seat's controls redrawn from the table, whatever it answered (a refused toggle)
+      if (this.view) this.render();
     }
   }
 
@@ -171,10 +174,17 @@ export class TableScreen {
     this.renderSeatControls(view, me);
   }
 
+  /** The seat's controls are rebuilt only when what they offer changes, not on every event: a
+   *  rebuild erased a buy-in being typed, and one between a press and its release lost the click. */
   renderSeatControls(view, me) {
     const config = view.config;
     const box = $("#seat-controls", this.root);
     const hand = view.hand;
+    const idle = !hand || hand.phase === "over";
+    const deal = me && config.startMode === "explicit" && (idle || !me.ready) ? `${idle}:${!!me.ready}` : "";
+    const shape = JSON.stringify([this.tableId, config, !!me, me?.sittingOut, !!view.autoRebuy, deal, view.canShow && hand?.handId]);
+    if (shape === this.seatShape && box.childElementCount) return;
+    this.seatShape = shape;
     const items = [];
     if (!me) {
       items.push(h("span", { class: "muted" }, "You are watching."));
@@ -194,9 +204,8 @@ export class TableScreen {
         items.push(h("label", {}, h("input", { type: "checkbox", id: "auto-rebuy", checked: on, "aria-label": "auto-rebuy",
           onchange: (ev) => this.run({ type: "autoRebuy", enabled: ev.target.checked }, ev.target.checked ? "Auto-rebuy is on." : "Auto-rebuy is off.") }), " Auto-rebuy"));
       }
-      const idle = !hand || hand.phase === "over";
       // explicit tables: "Deal" between hands; while one runs, a seat not ready yet may ask to be dealt in next
-      if (config.startMode === "explicit" && (idle || !me.ready)) {
+      if (deal) {
         const label = me.ready ? "Ready ✓" : idle ? "Deal" : "Deal me in";
         const said = idle ? "Ready: the hand starts when another player is ready too." : "Ready: you are dealt in from the next hand.";
         items.push(h("button", { id: "deal", class: "primary", "aria-label": "ready: deal the next hand", onclick: () => this.run({ type: "start" }, said) }, label));
