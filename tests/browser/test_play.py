@@ -336,3 +336,36 @@ def test_a_buy_in_being_typed_survives_the_table_moving(people, new_table):
     expect(typing.page.locator("#buy-in")).to_have_value("20")
     typing.sit_down()
     expect(typing.page.locator(".seat.mine .stack")).to_have_text("20")
+
+
+def test_who_sits_down_after_a_hand_is_not_shown_the_last_players_cards(people, new_table):
+    """Between hands the last hand stays on the felt, seat by seat; someone who takes the seat of
+    a player who left is shown with their own stack only, not that player's cards, blind or win."""
+    table = new_table(name="Explicit 1/2", start_mode="explicit")
+    pair = (people("nia"), people("oto"))
+    for p in pair:
+        p.sign_up()
+        p.open_table(table)
+        p.sit_down()
+    for p in pair:
+        p.page.get_by_role("button", name="ready: deal the next hand").click()
+    folder = whose_turn(*pair)
+    winner = other(folder, pair)
+    act(folder, "#act-fold")
+    seat = winner.page.locator(".seat.mine")
+    expect(seat.locator(".payout")).to_contain_text("wins")
+    number = seat.get_attribute("data-seat")
+    winner.page.get_by_label("leave the table").click()
+    expect(winner.page.locator(".seat.mine")).to_have_count(0)
+    late = people("pia")
+    late.sign_up()
+    late.open_table(table)
+    late.sit_down(40)
+    mine = late.page.locator(".seat.mine")
+    expect(mine).to_have_attribute("data-seat", number)  # the seat the winner left
+    expect(mine.locator(".stack")).to_have_text("40")
+    expect(mine.locator(".card")).to_have_count(0)
+    expect(mine.locator(".badge.blind")).to_have_count(0)
+    expect(mine.locator(".payout")).to_have_count(0)
+    stayed = folder.page.locator(".seat.mine").get_attribute("data-seat")
+    expect(late.page.locator(f'.seat[data-seat="{stayed}"] .badge.blind')).to_have_count(1)  # who played it keeps it

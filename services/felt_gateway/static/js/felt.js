@@ -28,7 +28,9 @@ export function renderFelt(root, view, { selected = new Set(), canSelect = false
   for (let seat = 1; seat <= count; seat += 1) {
     const at = place(seat, me, count);
     const person = people.get(seat);
-    const playing = inHand.get(seat);
+    // the hand's seat belongs to whoever played it: someone who sat down since is not shown its cards
+    const played = inHand.get(seat);
+    const playing = played && (!person || played.participantId === person.participantId) ? played : undefined;
     nodes.push(seatNode(seat, person, playing, view, { selected, canSelect, onCard }, at(44, 41)));
     if (playing && playing.bet > 0) {
       nodes.push(h("div", { class: "bet", style: pos(at(27, 24)), "aria-label": `seat ${seat} bet ${playing.bet}` }, chipStack(), chips(playing.bet)));
@@ -57,8 +59,8 @@ function seatNode(seat, person, playing, view, draw, at) {
   if (person?.sittingOut) classes.push("sitting-out");
   const name = person?.name || `Seat ${seat}`;
   const badges = [];
-  if (hand?.smallBlindSeat === seat) badges.push(h("span", { class: "badge blind" }, "SB"));
-  if (hand?.bigBlindSeat === seat) badges.push(h("span", { class: "badge blind" }, "BB"));
+  if (playing && hand.smallBlindSeat === seat) badges.push(h("span", { class: "badge blind" }, "SB"));
+  if (playing && hand.bigBlindSeat === seat) badges.push(h("span", { class: "badge blind" }, "BB"));
   if (playing?.allIn) badges.push(h("span", { class: "badge allin" }, "ALL-IN"));
   if (playing?.folded) badges.push(h("span", { class: "badge" }, "folded"));
   if (person?.sittingOut) badges.push(h("span", { class: "badge away" }, "sitting out"));
