@@ -37,6 +37,19 @@ def other(person: Person, pair: tuple[Person, Person]) -> Person:
     return pair[1] if person is pair[0] else pair[0]
 
 
+def two_ready_at_an_explicit_table(people, new_table) -> tuple[str, tuple[Person, Person]]:
+    """nia and oto sit down at a new explicit-start table and both ask for the deal."""
+    table = new_table(name="Explicit 1/2", start_mode="explicit")
+    pair = (people("nia"), people("oto"))
+    for p in pair:
+        p.sign_up()
+        p.open_table(table)
+        p.sit_down()
+    for p in pair:
+        p.page.get_by_role("button", name="ready: deal the next hand").click()
+    return table, pair
+
+
 def test_two_people_play_hold_em(people, new_table):
     table = new_table(name="Hold'em 1/2")
     alice, bob = people("alice"), people("bob", PHONE)
@@ -297,14 +310,7 @@ def test_explicit_start_pot_limit_bounds_and_the_time_bank(people, new_table):
 def test_a_person_who_sits_down_during_a_hand_asks_to_be_dealt_in_next(people, new_table):
     """At an explicit table "Deal" shows between hands; a seat that sits down while a hand runs
     gets "Deal me in", and one click deals it in from the next hand (it used to be refused)."""
-    table = new_table(name="Explicit 1/2", start_mode="explicit")
-    pair = (people("nia"), people("oto"))
-    for p in pair:
-        p.sign_up()
-        p.open_table(table)
-        p.sit_down()
-    for p in pair:
-        p.page.get_by_role("button", name="ready: deal the next hand").click()
+    table, pair = two_ready_at_an_explicit_table(people, new_table)
     whose_turn(*pair)  # a hand runs
     late = people("pia", PHONE)
     late.sign_up()
@@ -341,14 +347,7 @@ def test_a_buy_in_being_typed_survives_the_table_moving(people, new_table):
 def test_who_sits_down_after_a_hand_is_not_shown_the_last_players_cards(people, new_table):
     """Between hands the last hand stays on the felt, seat by seat; someone who takes the seat of
     a player who left is shown with their own stack only, not that player's cards, blind or win."""
-    table = new_table(name="Explicit 1/2", start_mode="explicit")
-    pair = (people("nia"), people("oto"))
-    for p in pair:
-        p.sign_up()
-        p.open_table(table)
-        p.sit_down()
-    for p in pair:
-        p.page.get_by_role("button", name="ready: deal the next hand").click()
+    table, pair = two_ready_at_an_explicit_table(people, new_table)
     folder = whose_turn(*pair)
     winner = other(folder, pair)
     act(folder, "#act-fold")
