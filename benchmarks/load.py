@@ -173,6 +173,7 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
         sent_at: dict[str, float] = {}  # requestId -> when I sent it
         expected: dict[int, float] = {}  # seq my action produced -> when I sent it
         acted: set[tuple[str, int]] = set()
+        acting: set[asyncio.Task] = set()  # thinking or sending; cancelled when the socket closes
         last = 0
 
         async def act(turn: dict) -> None:
@@ -200,7 +201,9 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
                 turn = frame["event"].get("turn") if frame["event"]["kind"] == "turn" else None
                 if p.my_turn(turn) and (turn["handId"], turn["turnId"]) not in acted:
                     acted.add((turn["handId"], turn["turnId"]))
-                    asyncio.create_task(act(turn))
+                    task = asyncio.create_task(act(turn))
+                    acting.add(task)
+                    task.add_done_callback(acting.discard)
                 if len(arrived) > 200:
                     arrived = {s: t for s, t in arrived.items() if s > last - 50}
             elif kind == "result" and frame.get("requestId") in sent_at:
@@ -213,6 +216,8 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
                 sent_at.pop(frame["requestId"])
                 stats.refuse(f"act {frame['code']}")
         stopping.cancel()
+        for task in acting:
+            task.cancel()
 
 
 async def seat_tables(

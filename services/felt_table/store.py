@@ -80,8 +80,10 @@ class Store:
         return list(rows)
 
     async def add_table(self, table_id: str, config: str, at: datetime) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(table_configs.insert().values(table_id=table_id, config=config, created_at=at))
+        """Through the store's one writer, queued behind at most the batch in progress: on SQLite a
+        second writer polled for the lock between the play's back-to-back group commits and lost
+        for seconds (table creation timed out in a busy room, docs/benchmarks.md)."""
+        await self.transactions.run(_add_table, table_id, config, at)
 
     async def hands_played(self, table_id: str) -> int:
         """Settled hands of the table (a room limited by hands counts them)."""
@@ -202,6 +204,10 @@ def _jsonable(value: Any) -> Any:
     """An event's values as JSON: a model (a turn's `TurnInfo`, kept as a model in the outbox so
     that rendering the event does not parse it back) as its JSON dump; anything else as text."""
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else str(value)
+
+
+def _add_table(conn: sa.Connection, table_id: str, config: str, at: datetime) -> None:
+    conn.execute(table_configs.insert().values(table_id=table_id, config=config, created_at=at))
 
 
 def _write(conn: sa.Connection, writes: list[Write]) -> None:
