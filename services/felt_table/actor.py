@@ -29,6 +29,7 @@ from felt_runtime.logs import CORRELATION
 from felt_table import closing, hands, play, recovery, seating, views
 from felt_table.deadlines import Fired
 from felt_table.recovery import Do
+from felt_table.registry import Claims
 from felt_table.deps import Deps
 from felt_table.table import Handler, Table
 
@@ -134,9 +135,9 @@ class TableActor:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def reset(self) -> None:
+    async def reset(self, held: Claims | None = None) -> None:
         t = self.table
-        await seating.reset(t)
+        await seating.reset(t, held)
         t.hands_played = await t.deps.store.hands_played(t.tid)
         t.closed = closing.reason(t) is not None  # closed while away: the reset cashed every seat out
         await closing.schedule(t)

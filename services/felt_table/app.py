@@ -66,8 +66,9 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
             await rooms.replica.open(js)
             await rooms.replica.start()
         else:
+            claims = await registry.claims()  # read once for every table, not once per table
             for c in (await known()).values():  # restart policy: every open hand cancelled, seats cleared
-                await rooms.open(c)
+                await rooms.open(c, claims.get(c.table_id, []))
         log.info("tables open", extra={"tables": len(rooms.actors)})
 
     @ctx.on_shutdown

@@ -15,6 +15,7 @@ from felt_table.deps import Deps
 from felt_table import closing
 from felt_table.lobby import check_config
 from felt_table.recovery import Do
+from felt_table.registry import Claims
 
 
 class Rooms:
@@ -23,7 +24,8 @@ class Rooms:
         self.actors: dict[str, TableActor] = {}
         self.replica: Any = None  # replicas.Replica when tables are spread over replicas
 
-    async def open(self, config: TableConfig) -> TableActor:
+    async def open(self, config: TableConfig, held: Claims | None = None) -> TableActor:
+        """Open a table under the restart policy (`held`: its session claims, if already read)."""
         tid = config.table_id
         deps = replace(
             self.deps,
@@ -31,7 +33,7 @@ class Rooms:
             lease=(lambda: self.replica.leases.token(tid)) if self.replica is not None else None,
         )
         actor = TableActor(config, deps)
-        await actor.reset()
+        await actor.reset(held)
         actor.start()
         self.actors[config.table_id] = actor
         return actor
@@ -50,7 +52,7 @@ class Rooms:
             self.replica.known[config.table_id] = config
             if not await acquire(config.table_id):
                 raise BusError(ErrorCode.CONFLICT, "a table with this id exists", table_id=config.table_id)
-        return (await self.open(config)).summary()
+        return (await self.open(config, held=[])).summary()  # a new table id holds no claims
 
     async def close(self, table_id: str) -> TableSummary:
         """Operators: close a table (after the hand in progress, like a reached limit)."""

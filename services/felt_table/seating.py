@@ -30,20 +30,21 @@ from felt_engine.hand import leave as engine_leave
 from felt_runtime.bus import BusError
 from felt_table import closing, ending, hands, sessions
 from felt_table.recovery import paused
+from felt_table.registry import Claims
 from felt_table.table import Handler, Seat, Table, engine_error
 from felt_table.views import view
 
 
-async def reset(t: Table) -> None:
+async def reset(t: Table, held: Claims | None = None) -> None:
     """Restart policy: first send the wallet every hand end it has not answered (completed
     payouts remain paid), then cancel every open hand of this table (refunded exactly once) and
     cash out every reserve; the seats start empty. Partial hands are never resumed. Waits for
-    the wallet."""
+    the wallet. `held`: the table's session claims when the caller read them (registry.claims)."""
     await ending.replay(t)
     res = await t.wallet.cancel_table(f"{t.tid}:reset:{t.events.seq}", t.backoff)
     t.emit("table_reset", amount=len(res.hands), detail=",".join(h.hand_id for h in res.hands))
     await t.events.flush()
-    await t.deps.registry.release_table(t.tid)  # the seats are empty: so are their sessions
+    await t.deps.registry.release_table(t.tid, held)  # the seats are empty: so are their sessions
 
 
 def default_buy_in(lo: int, hi: int, available: int) -> int:

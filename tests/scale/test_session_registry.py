@@ -46,3 +46,21 @@ async def test_two_replicas_racing_seat_each_participant_once(nats_url: str) -> 
     finally:
         await nc1.close()
         await nc2.close()
+
+
+async def test_claims_read_earlier_release_only_what_the_table_still_holds(nats_url: str) -> None:
+    """A restart reads every table's claims in one pass, then releases each table's at the
+    revision read: a participant who moved to another table since keeps that seat."""
+    nc, reg = await _replica(nats_url)
+    try:
+        t1, t2 = f"a{uuid.uuid4().hex[:8]}", f"b{uuid.uuid4().hex[:8]}"
+        stays, moves = f"p{uuid.uuid4().hex}", f"p{uuid.uuid4().hex}"
+        assert await reg.claim(stays, t1) is None and await reg.claim(moves, t1) is None
+        held = (await reg.claims())[t1]
+        assert sorted(key for key, _ in held) == sorted([stays, moves])
+        await reg.release(moves, t1)
+        assert await reg.claim(moves, t2) is None
+        assert await reg.release_table(t1, held) == 1
+        assert await reg.holder(stays) is None and await reg.holder(moves) == t2
+    finally:
+        await nc.close()
