@@ -16,8 +16,10 @@ class GatewaySettings(BaseSettings):
         default=30.0, ge=0
     )  # a table feed stays subscribed this long after its last listener
     #: events a table feed keeps in memory: each costs ~1 KB with its camelCase copies, so a
-    #: gateway watching a table holds ~2 MB for it at the default; a reader further behind asks the table
-    feed_keep_events: int = Field(default=2048, ge=16)
+    #: gateway watching a table holds ~256 KB for it at the default (several hands: live readers
+    #: are a few events behind); a reader further behind asks the table. 2,048 took the gateway
+    #: to 1.6 GB at 2,400 seated players (docs/benchmarks.md)
+    feed_keep_events: int = Field(default=256, ge=16)
     login_attempts_per_email: int = Field(default=5, gt=0)  # failed logins of one email per window, then 429
     login_attempts_per_address: int = Field(default=100, gt=0)  # failed logins from one client address per window
     login_window_seconds: int = Field(default=900, gt=0)

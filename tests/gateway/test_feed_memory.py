@@ -31,9 +31,9 @@ def test_a_feed_keeps_only_its_last_events_and_sends_older_readers_to_the_table(
 
 
 def test_the_number_kept_is_a_setting(monkeypatch) -> None:
-    assert GatewaySettings().feed_keep_events == 2048
-    monkeypatch.setenv("FELT_GATEWAY_FEED_KEEP_EVENTS", "256")
     assert GatewaySettings().feed_keep_events == 256
+    monkeypatch.setenv("FELT_GATEWAY_FEED_KEEP_EVENTS", "2048")
+    assert GatewaySettings().feed_keep_events == 2048
 
 
 def test_kept_events_are_one_object_each_for_the_garbage_collector() -> None:
