@@ -3,6 +3,10 @@ participant, their AGENT participants and one revocable API key per agent.
 
 Secrets (tokens, API keys) are high-entropy random strings; only their SHA-256 is stored, so a
 database leak grants nothing. Opening a participant also opens its wallet account.
+
+Every write is one synchronous transaction on one writer (`felt_runtime.db.Transactions`): on the
+async driver a transaction held SQLite's write lock across event-loop turns, so under load a
+burst of sign-ups or new agents waited past the 30 s lock wait and was answered 500.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from faststream.nats import NatsBroker
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
@@ -33,7 +37,7 @@ from felt_contracts.wallet import AccountOpened, OpenAccount
 from felt_gateway.errors import ApiError
 from felt_gateway.store import api_keys, owners, participants, tokens
 from felt_runtime.bus import BusError, call
-from felt_runtime.db import LoopReader
+from felt_runtime.db import LoopReader, Transactions
 
 log = logging.getLogger("felt.gateway.identity")
 
@@ -58,6 +62,26 @@ def _first(rows: Sequence[Any]) -> Any:
 
 def _aware(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _execute(conn: sa.Connection, *statements: sa.Executable) -> int:
+    """Statements in one transaction (a `Transactions.run` body); the row count of the last."""
+    rowcount = 0
+    for statement in statements:
+        rowcount = conn.execute(statement).rowcount
+    return rowcount
+
+
+def _agent_of(conn: sa.Connection, owner_id: str, agent_id: str, *statements: sa.Executable) -> int:
+    """`statements` in one transaction, if `agent_id` is an agent of `owner_id` (else 404)."""
+    if not (0 < len(agent_id) <= 32 and agent_id.isascii() and agent_id.isalnum()):
+        raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")
+    row = conn.execute(
+        sa.select(participants.c.owner_id, participants.c.kind).where(participants.c.id == agent_id)
+    ).first()
+    if row is None or row.owner_id != owner_id or row.kind != AGENT:
+        raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")
+    return _execute(conn, *statements)
 
 
 def new_id() -> str:
@@ -113,9 +137,11 @@ class Identity:
         #: every credential is read again each `cache_seconds`: with a thousand agents, hundreds
         #: of reads a second, in the loop's thread on SQLite (one hand-off each cost more)
         self.reader = LoopReader(engine, "an authentication")
+        self.writes = Transactions(engine, "gateway-identity")
 
     def close(self) -> None:
         self.reader.close()
+        self.writes.close()
 
     # --- owners ---------------------------------------------------------------------------
 
@@ -125,28 +151,28 @@ class Identity:
         password_hash = await asyncio.to_thread(_hasher.hash, password)
         owner_id, human_id, now = new_id(), new_id(), _now()
         try:
-            async with self.engine.begin() as conn:
-                await conn.execute(
-                    owners.insert().values(id=owner_id, email=email, password_hash=password_hash, created_at=now)
-                )
-                await conn.execute(
-                    participants.insert().values(
-                        id=human_id,
-                        owner_id=owner_id,
-                        kind=HUMAN,
-                        name=email.split("@")[0][:64],
-                        human_slot=HUMAN,
-                        created_at=now,
-                    )
-                )
+            await self.writes.run(
+                _execute,
+                owners.insert().values(id=owner_id, email=email, password_hash=password_hash, created_at=now),
+                participants.insert().values(
+                    id=human_id,
+                    owner_id=owner_id,
+                    kind=HUMAN,
+                    name=email.split("@")[0][:64],
+                    human_slot=HUMAN,
+                    created_at=now,
+                ),
+            )
         except IntegrityError:
             raise ApiError(ErrorCode.CONFLICT, "an account with this email exists") from None
         try:
             await self._open_wallet(human_id, owner_id)
         except BusError:
-            async with self.engine.begin() as conn:
-                await conn.execute(participants.delete().where(participants.c.owner_id == owner_id))
-                await conn.execute(owners.delete().where(owners.c.id == owner_id))
+            await self.writes.run(
+                _execute,
+                participants.delete().where(participants.c.owner_id == owner_id),
+                owners.delete().where(owners.c.id == owner_id),
+            )
             raise
         return owner_id, human_id
 
@@ -170,16 +196,15 @@ class Identity:
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         now = _now()
         expires = now + timedelta(seconds=self.token_ttl)
-        async with self.engine.begin() as conn:
-            await conn.execute(tokens.delete().where(tokens.c.owner_id == row.id, tokens.c.expires_at < now))
-            await conn.execute(
-                tokens.insert().values(token_hash=digest(token), owner_id=row.id, created_at=now, expires_at=expires)
-            )
+        await self.writes.run(
+            _execute,
+            tokens.delete().where(tokens.c.owner_id == row.id, tokens.c.expires_at < now),
+            tokens.insert().values(token_hash=digest(token), owner_id=row.id, created_at=now, expires_at=expires),
+        )
         return token, expires, row.id
 
     async def log_out(self, token: str) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(tokens.delete().where(tokens.c.token_hash == digest(token)))
+        await self.writes.run(_execute, tokens.delete().where(tokens.c.token_hash == digest(token)))
         await self._forget_everywhere(secret_hash=digest(token))
 
     # --- authentication -------------------------------------------------------------------
@@ -288,65 +313,53 @@ class Identity:
     async def create_agent(self, owner_id: str, name: str) -> tuple[ParticipantRow, str]:
         """A new AGENT participant of `owner_id` with its wallet account and first API key."""
         agent_id, now = new_id(), _now()
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                participants.insert().values(
-                    id=agent_id, owner_id=owner_id, kind=AGENT, name=name, human_slot=None, created_at=now
-                )
-            )
+        await self.writes.run(
+            _execute,
+            participants.insert().values(
+                id=agent_id, owner_id=owner_id, kind=AGENT, name=name, human_slot=None, created_at=now
+            ),
+        )
         try:
             await self._open_wallet(agent_id, owner_id)
         except BusError:
-            async with self.engine.begin() as conn:
-                await conn.execute(participants.delete().where(participants.c.id == agent_id))
+            await self.writes.run(_execute, participants.delete().where(participants.c.id == agent_id))
             raise
         key = await self.issue_key(owner_id, agent_id)
         return ParticipantRow(agent_id, owner_id, AGENT, name, now), key
-
-    async def _agent_of(self, conn: AsyncConnection, owner_id: str, agent_id: str) -> None:
-        if not (0 < len(agent_id) <= 32 and agent_id.isascii() and agent_id.isalnum()):
-            raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")
-        row = (
-            await conn.execute(
-                sa.select(participants.c.owner_id, participants.c.kind).where(participants.c.id == agent_id)
-            )
-        ).first()
-        if row is None or row.owner_id != owner_id or row.kind != AGENT:
-            raise ApiError(ErrorCode.NOT_FOUND, "no such agent of yours")
 
     async def issue_key(self, owner_id: str, agent_id: str) -> str:
         """Revoke the agent's current key and issue a new one (one live key per agent)."""
         key = KEY_PREFIX + secrets.token_urlsafe(32)
         now = _now()
-        async with self.engine.begin() as conn:
-            await self._agent_of(conn, owner_id, agent_id)
-            await conn.execute(
-                api_keys.update()
-                .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
-                .values(revoked_at=now)
-            )
-            await conn.execute(
-                api_keys.insert().values(
-                    id=new_id(),
-                    key_hash=digest(key),
-                    participant_id=agent_id,
-                    prefix=key[: len(KEY_PREFIX) + 4],
-                    created_at=now,
-                )
-            )
+        await self.writes.run(
+            _agent_of,
+            owner_id,
+            agent_id,
+            api_keys.update()
+            .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
+            .values(revoked_at=now),
+            api_keys.insert().values(
+                id=new_id(),
+                key_hash=digest(key),
+                participant_id=agent_id,
+                prefix=key[: len(KEY_PREFIX) + 4],
+                created_at=now,
+            ),
+        )
         await self._forget_everywhere(participant_id=agent_id)
         return key
 
     async def revoke_key(self, owner_id: str, agent_id: str) -> int:
-        async with self.engine.begin() as conn:
-            await self._agent_of(conn, owner_id, agent_id)
-            done = await conn.execute(
-                api_keys.update()
-                .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
-                .values(revoked_at=_now())
-            )
+        revoked = await self.writes.run(
+            _agent_of,
+            owner_id,
+            agent_id,
+            api_keys.update()
+            .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
+            .values(revoked_at=_now()),
+        )
         await self._forget_everywhere(participant_id=agent_id)
-        return done.rowcount or 0
+        return revoked or 0
 
     async def key_state(self, agent_id: str) -> str | None:
         """The live key's visible prefix, or None when the agent has no live key."""
