@@ -1,4 +1,4 @@
-"""`Idempotency-Key` for actions: the first outcome is kept in Redis for a day, keyed by
+"""`Idempotency-Key` for actions: the first outcome is kept in Redis for an hour, keyed by
 participant and key; a retry returns it, the same key with a different body is a conflict.
 
 A key is claimed with SET NX before the action runs, so two concurrent retries cannot both

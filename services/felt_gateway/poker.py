@@ -208,7 +208,7 @@ async def once(
     (`Idempotent-Replayed: true`), the same key with another request is 409. The key is also the
     table command's message id.
 
-    The outcome is kept for a day without its table view (about 2 KB of the 2.3 KB a record would
+    The outcome is kept for an hour without its table view (about 2 KB of the 2.3 KB a record would
     hold: a soak at 15 actions/s grew Valkey by 60 MB in 25 minutes), so a replay carries the
     table as it is now; status, seq, seat and buy-in are the first outcome's."""
     check_table_id(table_id)
