@@ -84,6 +84,15 @@ def _agent_of(conn: sa.Connection, owner_id: str, agent_id: str, *statements: sa
     return _execute(conn, *statements)
 
 
+def _revoke_live_key(agent_id: str, at: datetime) -> sa.Update:
+    """The agent's live key (one at most) revoked `at`."""
+    return (
+        api_keys.update()
+        .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
+        .values(revoked_at=at)
+    )
+
+
 def new_id() -> str:
     return uuid.uuid4().hex
 
@@ -143,6 +152,10 @@ class Identity:
         self.reader.close()
         self.writes.close()
 
+    async def _write(self, *statements: sa.Executable) -> int:
+        """`statements` in one transaction on the writer; the row count of the last."""
+        return await self.writes.run(_execute, *statements)
+
     # --- owners ---------------------------------------------------------------------------
 
     async def sign_up(self, email: str, password: str) -> tuple[str, str]:
@@ -151,8 +164,7 @@ class Identity:
         password_hash = await asyncio.to_thread(_hasher.hash, password)
         owner_id, human_id, now = new_id(), new_id(), _now()
         try:
-            await self.writes.run(
-                _execute,
+            await self._write(
                 owners.insert().values(id=owner_id, email=email, password_hash=password_hash, created_at=now),
                 participants.insert().values(
                     id=human_id,
@@ -168,8 +180,7 @@ class Identity:
         try:
             await self._open_wallet(human_id, owner_id)
         except BusError:
-            await self.writes.run(
-                _execute,
+            await self._write(
                 participants.delete().where(participants.c.owner_id == owner_id),
                 owners.delete().where(owners.c.id == owner_id),
             )
@@ -196,15 +207,14 @@ class Identity:
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         now = _now()
         expires = now + timedelta(seconds=self.token_ttl)
-        await self.writes.run(
-            _execute,
+        await self._write(
             tokens.delete().where(tokens.c.owner_id == row.id, tokens.c.expires_at < now),
             tokens.insert().values(token_hash=digest(token), owner_id=row.id, created_at=now, expires_at=expires),
         )
         return token, expires, row.id
 
     async def log_out(self, token: str) -> None:
-        await self.writes.run(_execute, tokens.delete().where(tokens.c.token_hash == digest(token)))
+        await self._write(tokens.delete().where(tokens.c.token_hash == digest(token)))
         await self._forget_everywhere(secret_hash=digest(token))
 
     # --- authentication -------------------------------------------------------------------
@@ -313,8 +323,7 @@ class Identity:
     async def create_agent(self, owner_id: str, name: str) -> tuple[ParticipantRow, str]:
         """A new AGENT participant of `owner_id` with its wallet account and first API key."""
         agent_id, now = new_id(), _now()
-        await self.writes.run(
-            _execute,
+        await self._write(
             participants.insert().values(
                 id=agent_id, owner_id=owner_id, kind=AGENT, name=name, human_slot=None, created_at=now
             ),
@@ -322,7 +331,7 @@ class Identity:
         try:
             await self._open_wallet(agent_id, owner_id)
         except BusError:
-            await self.writes.run(_execute, participants.delete().where(participants.c.id == agent_id))
+            await self._write(participants.delete().where(participants.c.id == agent_id))
             raise
         key = await self.issue_key(owner_id, agent_id)
         return ParticipantRow(agent_id, owner_id, AGENT, name, now), key
@@ -335,9 +344,7 @@ class Identity:
             _agent_of,
             owner_id,
             agent_id,
-            api_keys.update()
-            .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
-            .values(revoked_at=now),
+            _revoke_live_key(agent_id, now),
             api_keys.insert().values(
                 id=new_id(),
                 key_hash=digest(key),
@@ -354,9 +361,7 @@ class Identity:
             _agent_of,
             owner_id,
             agent_id,
-            api_keys.update()
-            .where(api_keys.c.participant_id == agent_id, api_keys.c.revoked_at.is_(None))
-            .values(revoked_at=_now()),
+            _revoke_live_key(agent_id, _now()),
         )
         await self._forget_everywhere(participant_id=agent_id)
         return revoked or 0
