@@ -407,7 +407,8 @@ class Waker:
 
     async def wait(self, timeout: float) -> bool:
         try:
-            await asyncio.wait_for(self.event.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self.event.wait()
             return True
         except TimeoutError:
             return False

@@ -374,7 +374,8 @@ async def events(
             if remaining <= 0:
                 break
             try:
-                await asyncio.wait_for(signal.wait(), min(remaining, 0.25) if batch.behind else remaining)
+                async with asyncio.timeout(min(remaining, 0.25) if batch.behind else remaining):
+                    await signal.wait()
             except TimeoutError:
                 pass
     finally:

@@ -170,7 +170,8 @@ class Connection:
 
     async def receive_text(self, timeout: float) -> str | bytes | None:
         """The next frame's text (bytes for a binary frame); None when the socket closed."""
-        msg = await asyncio.wait_for(self.ws.receive(), timeout)
+        async with asyncio.timeout(timeout):
+            msg = await self.ws.receive()
         if msg["type"] == "websocket.disconnect":
             return None
         if msg.get("text") is not None:
