@@ -128,50 +128,70 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+async def _api(_: Request | None, exc: ApiError) -> JSONResponse:
+    return error_response(exc.code, exc.message, exc.status, _jsonable(exc.details), retry_after(exc.code, exc.details))
+
+
+async def _bus(_: Request | None, exc: BusError) -> JSONResponse:
+    if exc.code == ErrorCode.INTERNAL:
+        log.warning("dependency failed", extra={"message": exc.message})
+    return from_bus(exc)
+
+
+async def _valkey(_: Request | None, exc: Exception) -> JSONResponse:
+    """Valkey (idempotency records, login throttling, presence) unreachable or out of free
+    connections: the request did nothing and may be retried, like a bus dependency's outage."""
+    log.warning("valkey unavailable", extra={"error": type(exc).__name__})
+    return error_response(
+        ErrorCode.UNAVAILABLE,
+        "a dependency is unavailable: retry",
+        status_for(ErrorCode.UNAVAILABLE),
+        {"dependency": "valkey"},
+        {"Retry-After": "1"},
+    )
+
+
+async def _validation(_: Request | None, exc: RequestValidationError) -> JSONResponse:
+    errors = [
+        {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        for e in exc.errors()
+    ]
+    kinds = [str(e.get("type", "")) for e in exc.errors()]
+    if any(k == "model_attributes_type" or k.startswith("json") for k in kinds):
+        return error_response(ErrorCode.MALFORMED, "request body is not valid JSON", 400, {"errors": errors})
+    return error_response(ErrorCode.VALIDATION, "request failed validation", 422, {"errors": errors})
+
+
+async def _http(_: Request | None, exc: StarletteHTTPException) -> JSONResponse:
+    code = HTTP_CODES.get(exc.status_code, ErrorCode.MALFORMED if exc.status_code < 500 else ErrorCode.INTERNAL)
+    return error_response(code, str(exc.detail), exc.status_code, headers=getattr(exc, "headers", None))
+
+
+async def _unexpected(_: Request | None, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error")
+    return error_response(ErrorCode.INTERNAL, "internal error", 500)
+
+
+#: exception class -> its response, for FastAPI (`install`) and for what answers ahead of it (`response_for`)
+HANDLERS: dict[type[Exception], Any] = {
+    ApiError: _api,
+    BusError: _bus,
+    ValkeyConnectionError: _valkey,
+    ValkeyTimeoutError: _valkey,
+    RequestValidationError: _validation,
+    StarletteHTTPException: _http,
+    Exception: _unexpected,
+}
+
+
 def install(app: FastAPI) -> None:
-    @app.exception_handler(ApiError)
-    async def _api(_: Request, exc: ApiError) -> JSONResponse:
-        return error_response(
-            exc.code, exc.message, exc.status, _jsonable(exc.details), retry_after(exc.code, exc.details)
-        )
+    for cls, handler in HANDLERS.items():
+        app.add_exception_handler(cls, handler)
 
-    @app.exception_handler(BusError)
-    async def _bus(_: Request, exc: BusError) -> JSONResponse:
-        if exc.code == ErrorCode.INTERNAL:
-            log.warning("dependency failed", extra={"message": exc.message})
-        return from_bus(exc)
 
-    @app.exception_handler(ValkeyConnectionError)
-    @app.exception_handler(ValkeyTimeoutError)
-    async def _valkey(_: Request, exc: Exception) -> JSONResponse:
-        """Valkey (idempotency records, login throttling, presence) unreachable or out of free
-        connections: the request did nothing and may be retried, like a bus dependency's outage."""
-        log.warning("valkey unavailable", extra={"error": type(exc).__name__})
-        return error_response(
-            ErrorCode.UNAVAILABLE,
-            "a dependency is unavailable: retry",
-            status_for(ErrorCode.UNAVAILABLE),
-            {"dependency": "valkey"},
-            {"Retry-After": "1"},
-        )
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
-            for e in exc.errors()
-        ]
-        kinds = [str(e.get("type", "")) for e in exc.errors()]
-        if any(k == "model_attributes_type" or k.startswith("json") for k in kinds):
-            return error_response(ErrorCode.MALFORMED, "request body is not valid JSON", 400, {"errors": errors})
-        return error_response(ErrorCode.VALIDATION, "request failed validation", 422, {"errors": errors})
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = HTTP_CODES.get(exc.status_code, ErrorCode.MALFORMED if exc.status_code < 500 else ErrorCode.INTERNAL)
-        return error_response(code, str(exc.detail), exc.status_code, headers=getattr(exc, "headers", None))
-
-    @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error")
-        return error_response(ErrorCode.INTERNAL, "internal error", 500)
+async def response_for(exc: Exception) -> JSONResponse:
+    """The response FastAPI's handlers give for `exc` (the nearest class in its MRO), for a
+    handler that answers ahead of FastAPI's stack (`longpoll`)."""
+    handler = next(HANDLERS[cls] for cls in type(exc).__mro__ if cls in HANDLERS)
+    response: JSONResponse = await handler(None, exc)
+    return response

@@ -7,13 +7,10 @@ credentials (`auth.principal`), never from the body.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import time
 from typing import Annotated, Any, Literal
 
-import orjson
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
@@ -28,7 +25,6 @@ from felt_contracts.table import (
     GetView,
     ListHands,
     ListTables,
-    HAND_BOUNDARIES,
     ParticipantKind,
     TableList,
     table_of_hand,
@@ -40,9 +36,9 @@ from felt_gateway.auth import Who
 from felt_gateway.chat_members import ChatMembers
 from felt_gateway.clients import Bus, check_table_id
 from felt_gateway.errors import RESPONSES, ApiError, from_bus
-from felt_gateway.hub import Hub, next_events
 from felt_gateway.idempotency import Idempotency, Outcome
 from felt_gateway.jsonio import Json
+from felt_gateway.longpoll import long_poll
 from felt_gateway.identity import Principal, names_of
 from felt_gateway.schemas import (
     ActionBody,
@@ -55,6 +51,7 @@ from felt_gateway.schemas import (
     ChatPostedOut,
     CommandOut,
     EventsOut,
+    EventsQuery,
     FreezeBody,
     FreezeOut,
     HandOut,
@@ -325,62 +322,15 @@ async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
 
 
 @router.get("/tables/{table_id}/events", response_model=EventsOut, summary="Numbered events (long-poll)")
-async def events(
-    request: Request,
-    table_id: str,
-    who: Who,
-    after: Annotated[int, Query(ge=0, le=10**12, description="return events with seq > after")] = 0,
-    wait: Annotated[float, Query(ge=0, le=120, description="seconds to wait when nothing is new")] = 0,
-    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
-    wake: Annotated[
-        Literal["any", "mine"],
-        Query(description="`mine`: wait until an event is yours alone (your cards, your turn) or a hand ends"),
-    ] = "any",
-) -> JSONResponse:
+async def events(request: Request, table_id: str, who: Who, query: Annotated[EventsQuery, Query()]) -> JSONResponse:
     """Events with `seq > after`, redacted for you, oldest first. With `wait`, the call returns
     as soon as something happens (or after `wait` seconds with what came, maybe nothing).
     `wake=mine` returns only once an event is addressed to you (its `private` copy: your hole
     cards, your turn, your own notices) or a hand ends (`hand_end`, `hand_cancelled`, a reset or
     closed table), with every event since `after`: an agent that acts only on its turn (and
     readies up between hands) is not woken by each move of the others. `lastSeq`: ask again with `after=lastSeq`."""
-    # the busiest endpoint (every event wakes every long-poll at its table): its events are the
-    # hub's serialized copies, embedded as they are, so the response skips FastAPI's validation of them against EventsOut
-    # (6% of the gateway's busy samples at 480 players); tests/gateway/test_zz_openapi.py checks the shape
-    check_table_id(table_id)
-    hub: Hub = request.app.state.hub
-    me = who.participant_id
-    signal = asyncio.Event()
-    wait = min(wait, request.app.state.gw.longpoll_max_seconds)
-    deadline = time.monotonic() + wait
-    feed = await hub.watch(table_id, signal)  # subscribed before anything is fetched
-    known = False  # an unknown table's feed closes at once (no 30 s linger per probe)
-    found: list[orjson.Fragment] = []  # events read so far (wake=mine keeps them until one is mine)
-    woken = wake == "any"
-    try:
-        await chat_members(request).watched(table_id, me)
-        cursor = after
-        while True:
-            signal.clear()
-            batch = await next_events(feed, bus(request), me, cursor, limit - len(found))
-            known = known or batch.asked
-            found += (orjson.Fragment(e.event) for e in batch.events)
-            woken = woken or any(e.private or e.kind in HAND_BOUNDARIES for e in batch.events)
-            cursor = batch.last
-            if found and (woken or len(found) >= limit):
-                break
-            if batch.more:
-                continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            try:
-                async with asyncio.timeout(min(remaining, 0.25) if batch.behind else remaining):
-                    await signal.wait()
-            except TimeoutError:
-                pass
-    finally:
-        hub.unwatch(feed, signal, linger=known or feed.top is not None)
-    return Json({"tableId": table_id, "after": after, "lastSeq": cursor, "events": found})
+    # answered ahead of FastAPI by longpoll.LongPolls whenever the query is valid; this route is its definition
+    return await long_poll(request, who, table_id, query)
 
 
 @router.get("/tables/{table_id}/hands", response_model=HandsOut, summary="Finished hands of a table")
@@ -563,5 +513,6 @@ async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]
 #: the agents' loop, matched first: FastAPI tries a router's routes in order at about 5 µs each,
 #: and these two are most of the requests (a long-poll per agent and an action per turn); 60 µs
 #: of a 330 µs long-poll was routing with them twelfth (docs/benchmarks.md, "Gateway requests")
-HOT_PATHS = (f"{router.prefix}/tables/{{table_id}}/events", f"{router.prefix}/tables/{{table_id}}/actions")
+EVENTS_PATH = f"{router.prefix}/tables/{{table_id}}/events"
+HOT_PATHS = (EVENTS_PATH, f"{router.prefix}/tables/{{table_id}}/actions")
 router.routes.sort(key=lambda route: getattr(route, "path", "") not in HOT_PATHS)

@@ -280,6 +280,18 @@ class CommandOut(BaseModel):
     replayed: bool = False
 
 
+class EventsQuery(BaseModel):
+    """The long-poll's query (`longpoll`): FastAPI documents and validates it, and the gateway's
+    own long-poll layer validates with it too, so both accept exactly the same requests."""
+
+    after: int = Field(0, ge=0, le=10**12, description="return events with seq > after")
+    wait: float = Field(0, ge=0, le=120, description="seconds to wait when nothing is new")
+    limit: int = Field(500, ge=1, le=5000)
+    wake: Literal["any", "mine"] = Field(
+        "any", description="`mine`: wait until an event is yours alone (your cards, your turn) or a hand ends"
+    )
+
+
 class EventsOut(BaseModel):
     tableId: str
     after: int
