@@ -60,6 +60,7 @@ from faststream.nats import NatsBroker
 
 from felt_contracts.table import StartMode
 from felt_runtime.bus import BusError
+from felt_runtime.service import freeze_heap
 from tests.support.gateway import choose, new_agent, sign_up
 
 PLAYERS = 3  # agents per table, one per owner
@@ -295,6 +296,7 @@ async def work(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed:
                 players += new
                 conn.send((len(new), joins))
             elif what == "measure":
+                freeze_heap()  # the agents' sessions and sockets, out of every later collection
                 stats.measure(time.perf_counter(), arg)
                 lags.clear()
             elif what == "report":

@@ -276,6 +276,14 @@ async def check_dependencies(name: str, settings: Settings, ctx: ServiceContext 
 GC_THRESHOLDS = (20_000, 10, 10)
 
 
+def freeze_heap() -> None:
+    """Collect once, move every object alive now out of the collector's sight, and collect at
+    `GC_THRESHOLDS` from then on (for a process whose heap so far is long-lived)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 async def freeze_heap_once_started(server: Any) -> None:
     """Once the service is up, move what start-up left alive (modules, models, schemas, tables:
     most of the heap, and all of it long-lived) out of the garbage collector's sight, so that a
@@ -284,9 +292,7 @@ async def freeze_heap_once_started(server: Any) -> None:
     collected once just before. From then on the collector runs at `GC_THRESHOLDS`."""
     while not server.started:
         await asyncio.sleep(0.05)
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    freeze_heap()
     GC_FROZEN.set(gc.get_freeze_count())
     log.info("heap frozen", extra={"objects": gc.get_freeze_count()})
 
