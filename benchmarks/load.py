@@ -297,6 +297,7 @@ async def work(conn: Any, url: str, ws_url: str, owners: list[list[dict]], seed:
                 conn.send((len(new), joins))
             elif what == "measure":
                 freeze_heap()  # the agents' sessions and sockets, out of every later collection
+                await asyncio.sleep(2 * LAG_TICK)  # the probe wakes late from the freeze before lags are cleared
                 stats.measure(time.perf_counter(), arg)
                 lags.clear()
             elif what == "report":
