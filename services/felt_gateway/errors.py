@@ -191,7 +191,7 @@ def install(app: FastAPI) -> None:
 
 async def response_for(exc: Exception) -> JSONResponse:
     """The response FastAPI's handlers give for `exc` (the nearest class in its MRO), for a
-    handler that answers ahead of FastAPI's stack (`longpoll`)."""
+    handler that answers ahead of FastAPI's stack (`agent_loop`)."""
     handler = next(HANDLERS[cls] for cls in type(exc).__mro__ if cls in HANDLERS)
     response: JSONResponse = await handler(None, exc)
     return response

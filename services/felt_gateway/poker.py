@@ -188,6 +188,7 @@ async def act(
     """seed 004 action JSON (`fold`, `check`, `call`, `bet`, `raiseTo`, `allIn`; `hit` for
     ante-nl-1; `draw` for draw5-1) with `handId`/`turnId` of the turn it is meant for. With an
     `Idempotency-Key`, a retry returns the first outcome; the same key with another body is 409."""
+    # answered ahead of FastAPI by agent_loop.AgentLoop whenever the body is valid JSON of this shape
     command = commands.act(who, body.type, body.amount, body.cards, body.hand_id, body.turn_id)
     return await once(request, who, table_id, "act", command, body.model_dump(mode="json"), idempotency_key)
 
@@ -329,7 +330,7 @@ async def events(request: Request, table_id: str, who: Who, query: Annotated[Eve
     cards, your turn, your own notices) or a hand ends (`hand_end`, `hand_cancelled`, a reset or
     closed table), with every event since `after`: an agent that acts only on its turn (and
     readies up between hands) is not woken by each move of the others. `lastSeq`: ask again with `after=lastSeq`."""
-    # answered ahead of FastAPI by longpoll.LongPolls whenever the query is valid; this route is its definition
+    # answered ahead of FastAPI by agent_loop.AgentLoop whenever the query is valid; this route is its definition
     return await long_poll(request, who, table_id, query)
 
 
@@ -514,5 +515,6 @@ async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]
 #: and these two are most of the requests (a long-poll per agent and an action per turn); 60 µs
 #: of a 330 µs long-poll was routing with them twelfth (docs/benchmarks.md, "Gateway requests")
 EVENTS_PATH = f"{router.prefix}/tables/{{table_id}}/events"
-HOT_PATHS = (EVENTS_PATH, f"{router.prefix}/tables/{{table_id}}/actions")
+ACTIONS_PATH = f"{router.prefix}/tables/{{table_id}}/actions"
+HOT_PATHS = (EVENTS_PATH, ACTIONS_PATH)
 router.routes.sort(key=lambda route: getattr(route, "path", "") not in HOT_PATHS)

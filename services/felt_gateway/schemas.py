@@ -281,8 +281,8 @@ class CommandOut(BaseModel):
 
 
 class EventsQuery(BaseModel):
-    """The long-poll's query (`longpoll`): FastAPI documents and validates it, and the gateway's
-    own long-poll layer validates with it too, so both accept exactly the same requests."""
+    """The long-poll's query: FastAPI documents and validates it, and the agent loop's own layer
+    (`agent_loop`) validates with it too, so both accept exactly the same requests."""
 
     after: int = Field(0, ge=0, le=10**12, description="return events with seq > after")
     wait: float = Field(0, ge=0, le=120, description="seconds to wait when nothing is new")
