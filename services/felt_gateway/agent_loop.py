@@ -16,7 +16,6 @@ an over-long `Idempotency-Key`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl
@@ -25,23 +24,19 @@ import orjson
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import compile_path
 
 from felt_gateway import errors, poker
 from felt_gateway.auth import principal
 from felt_gateway.identity import Principal
+from felt_gateway.idempotency import KEY_MAX_LENGTH
 from felt_gateway.schemas import ActionBody, EventsQuery
 
 #: a body larger than this is not an action: FastAPI answers it
 MAX_BODY = 64 * 1024
-IDEMPOTENCY_KEY_MAX = 200  # poker.IdemKey's max_length
 
 Message = dict[str, Any]
 Answer = Callable[[Request, Principal], Awaitable[Response]]
-
-
-def _path(template: str) -> re.Pattern[str]:
-    """A route template's `{table_id}` as Starlette matches it (one path segment)."""
-    return re.compile("^" + re.escape(template).replace(re.escape("{table_id}"), "([^/]+)") + "$")
 
 
 class AgentLoop:
@@ -49,15 +44,15 @@ class AgentLoop:
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.events = _path(poker.EVENTS_PATH)
-        self.actions = _path(poker.ACTIONS_PATH)
+        self.events = compile_path(poker.EVENTS_PATH)[0]  # as Starlette's router matches them
+        self.actions = compile_path(poker.ACTIONS_PATH)[0]
 
     async def __call__(self, scope: Message, receive: Any, send: Any) -> None:
         answer: Answer | None = None
         if scope["type"] == "http" and scope["method"] == "GET" and (match := self.events.match(scope["path"])):
-            answer = _long_poll(scope, match[1])
+            answer = _long_poll(scope, match["table_id"])
         elif scope["type"] == "http" and scope["method"] == "POST" and (match := self.actions.match(scope["path"])):
-            answer, receive = await _action(scope, receive, match[1])
+            answer, receive = await _action(scope, receive, match["table_id"])
         if answer is None:
             await self.app(scope, receive, send)
             return
@@ -87,7 +82,7 @@ async def _action(scope: Message, receive: Any, table_id: str) -> tuple[Answer |
     key = headers.get(b"idempotency-key")
     idempotency_key = key.decode("latin-1") if key is not None else None
     content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-    if content_type != b"application/json" or len(idempotency_key or "") > IDEMPOTENCY_KEY_MAX:
+    if content_type != b"application/json" or len(idempotency_key or "") > KEY_MAX_LENGTH:
         return None, receive
     read: list[Message] = []
     size = 0

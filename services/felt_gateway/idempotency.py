@@ -19,6 +19,7 @@ from felt_contracts.errors import ErrorCode
 from felt_gateway.errors import ApiError
 
 PENDING = "pending"
+KEY_MAX_LENGTH = 200  # characters of an `Idempotency-Key`
 CLAIM_SECONDS = 60
 
 
@@ -43,8 +44,8 @@ class Idempotency:
     ) -> Outcome:
         if not key:
             return await work()
-        if len(key) > 200:
-            raise ApiError(ErrorCode.MALFORMED, "Idempotency-Key is longer than 200 characters", 400)
+        if len(key) > KEY_MAX_LENGTH:
+            raise ApiError(ErrorCode.MALFORMED, f"Idempotency-Key is longer than {KEY_MAX_LENGTH} characters", 400)
         rkey = self._key(participant_id, key)
         claimed = await self.redis.set(rkey, json.dumps({"state": PENDING, "fp": fp}), nx=True, ex=CLAIM_SECONDS)
         if not claimed:
