@@ -187,14 +187,13 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
             frame = {"type": "act", "tableId": p.table, "action": action, "requestId": rid}
             await ws.send(json.dumps(frame | {"handId": turn["handId"], "turnId": turn["turnId"]}))
 
-        stopping = asyncio.create_task(stop.wait())
-        while not stop.is_set():
-            recv = asyncio.create_task(ws.recv())
-            await asyncio.wait({recv, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            if not recv.done():
-                recv.cancel()
-                break
-            now, frame = time.perf_counter(), orjson.loads(recv.result())
+        async def close_on_stop() -> None:
+            await stop.wait()
+            await ws.close()
+
+        closing = asyncio.create_task(close_on_stop())  # ends the loop below; no task per frame
+        async for raw in ws:
+            now, frame = time.perf_counter(), orjson.loads(raw)
             kind = frame["type"]
             if kind == "event":
                 last = max(last, frame["seq"])
@@ -218,7 +217,7 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
             elif kind == "error" and frame.get("requestId") in sent_at:
                 sent_at.pop(frame["requestId"])
                 stats.refuse(f"act {frame['code']}")
-        stopping.cancel()
+        closing.cancel()
         for task in acting:
             task.cancel()
 
