@@ -20,9 +20,11 @@ step adds tables with one burst of joins (all at once, as when a room opens or a
 hits: a join refused with 503 is counted) and measures for `--step-seconds` after a warm-up: the
 p50/p99, actions/s, CPU (share of one core) and RSS of every service and of this load generator.
 
-The agents run in `--workers` processes (default 4), each with its own event loop, so the load
-generator's own loop lag (reported per step: the p99 and the worst delay of a 50 ms sleep) stays
-out of the latencies; one process served 240 agents with a p99 loop lag of 144 ms. Each worker
+The agents run in `--workers` processes (default: one per core), each with its own event loop, so
+the load generator's own loop lag (reported per step: the p99 and the worst delay of a 50 ms sleep)
+stays out of the latencies; one process served 240 agents with a p99 loop lag of 144 ms (with
+httpx). On 2 cores two workers cost less than four for the same loop lag (2,000 seated: 0.31 of a
+core against 0.37, lag p99 21 / 20 ms; docs/benchmarks.md, 2026-12-06 second session). Each worker
 freezes its heap (`felt_runtime.service.freeze_heap`, as the services do) as a measured window
 begins, so the collections in it do not walk every agent's session and socket. The main
 process starts the room, creates the tables and `--owner-groups` groups of three owners (one
@@ -37,6 +39,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import random
 import sys
 import tempfile
@@ -462,7 +465,7 @@ def main() -> int:
     ap.add_argument("--warmup", type=float, default=15)
     ap.add_argument("--p99-ms", type=float, default=150, help="stop after the first step over this")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--workers", type=int, default=4, help="load generator processes")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="load generator processes")
     ap.add_argument("--owner-groups", type=int, default=1, help="groups of three owners the agents belong to")
     ap.add_argument("--wake", choices=("mine", "any"), default="mine", help="the REST agents' long-poll wake")
     ap.add_argument("--profile", type=Path, help="py-spy every service in each measured window, stacks to this folder")
