@@ -1,0 +1,137 @@
+"""What one message between two processes costs on this machine, beside the same on one core.
+
+    .venv/bin/python benchmarks/bench_wakeups.py [--round-trips 20000]
+
+The room is seven processes that wake each other for every action (gateway, table, wallet, limits,
+timer, NATS, Valkey), so its CPU per hand follows what a wake-up costs on the machine, which the
+engine benchmark does not see: on 2026-12-06 two machines ran the engine at about the same speed and
+the room at 18 and 40 ms of CPU per hand with the same code (docs/benchmarks.md). Printed, side by
+side in one run:
+
+- a pipe ping-pong between two processes (one byte each way), free to run on any core, and both
+  pinned to one core: wall time and CPU per round trip of each side, and the ratio;
+- a NATS request/reply (600 bytes, nats-py, the room's NATS binary on 127.0.0.1) one at a time and
+  twenty in flight: CPU per round trip of the requester, the responder and nats-server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nats
+import psutil
+
+from felt_runtime import infra
+
+RESPONDER = """
+import asyncio, sys, nats
+async def main():
+    nc = await nats.connect(sys.argv[1])
+    async def echo(msg):
+        await msg.respond(msg.data)
+    await nc.subscribe("echo", cb=echo)
+    await asyncio.Event().wait()
+asyncio.run(main())
+"""
+
+
+def ping_pong(n: int, cpu: int | None) -> tuple[float, float, float]:
+    """(wall µs, parent CPU µs, child CPU µs) per round trip; `cpu`: pin both processes to it."""
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    pid = os.fork()
+    if pid == 0:
+        for _ in range(n):
+            os.read(r1, 1)
+            os.write(w2, b"x")
+        os._exit(0)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(n):
+        os.write(w1, b"x")
+        os.read(r2, 1)
+    wall, mine = time.perf_counter() - t0, time.process_time() - c0
+    os.waitpid(pid, 0)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    for fd in (r1, w1, r2, w2):
+        os.close(fd)
+    os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    return wall / n * 1e6, mine / n * 1e6, child / n * 1e6
+
+
+async def nats_round_trips(n: int) -> list[tuple[int, float, list[float]]]:
+    """(in flight, round trips/s, [requester, responder, nats-server] CPU µs per round trip)."""
+    with tempfile.TemporaryDirectory(prefix="felt-bench-wakeups-") as tmp:
+        server = infra.start_nats(infra.free_port(), Path(tmp) / "js", Path(tmp) / "nats.log")
+        responder = subprocess.Popen([sys.executable, "-c", RESPONDER, server.url])
+        nc = await nats.connect(server.url)
+        try:
+            procs = [psutil.Process(), psutil.Process(responder.pid), psutil.Process(server.process.pid)]
+            payload = b"x" * 600
+            deadline = time.monotonic() + 15
+            while True:  # the responder is up once it answers
+                try:
+                    await nc.request("echo", payload, timeout=0.5)
+                    break
+                except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
+                    if time.monotonic() > deadline:
+                        raise
+                    await asyncio.sleep(0.1)
+
+            async def requests(count: int) -> None:
+                for _ in range(count):
+                    await nc.request("echo", payload, timeout=5)
+
+            rows = []
+            for in_flight in (1, 20):
+                each = max(1, n // 10 // in_flight)
+                cpu0 = [sum(p.cpu_times()[:2]) for p in procs]
+                t0 = time.perf_counter()
+                await asyncio.gather(*(requests(each) for _ in range(in_flight)))
+                wall = time.perf_counter() - t0
+                total = each * in_flight
+                cpu = [(sum(p.cpu_times()[:2]) - c) / total * 1e6 for p, c in zip(procs, cpu0)]
+                rows.append((in_flight, total / wall, cpu))
+            return rows
+        finally:
+            await nc.close()
+            responder.kill()
+            responder.wait()
+            server.stop()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--round-trips", type=int, default=20000)
+    args = ap.parse_args()
+    print("| pipe ping-pong | wall µs / round trip | CPU µs: parent · child |")
+    print("|---|---:|---|")
+    free = ping_pong(args.round_trips, None)
+    pinned = ping_pong(args.round_trips, 0)
+    for name, (wall, mine, child) in (("two processes, any core", free), ("both on one core", pinned)):
+        print(f"| {name} | {wall:.1f} | {mine:.1f} · {child:.1f} |")
+    print(f"| **any core / one core** | **{free[0] / pinned[0]:.1f}×** | |")
+    print()
+    print(
+        "| NATS request/reply, 600 B | round trips/s | CPU µs / round trip: requester · responder · nats-server (sum) |"
+    )
+    print("|---|---:|---|")
+    for in_flight, rate, cpu in asyncio.run(nats_round_trips(args.round_trips)):
+        parts = " · ".join(f"{c:.0f}" for c in cpu)
+        print(f"| {in_flight} in flight | {rate:,.0f} | {parts} ({sum(cpu):.0f}) |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
