@@ -312,7 +312,16 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
         check_port_free(name, settings.http_host, port)
         app, ctx = make(settings)
         await check_dependencies(name, settings, ctx)
-        server = uvicorn.Server(uvicorn.Config(app, host=settings.http_host, port=port, log_config=None, lifespan="on"))
+        server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                host=settings.http_host,
+                port=port,
+                log_config=None,
+                lifespan="on",
+                timeout_keep_alive=settings.http_keep_alive_seconds,
+            )
+        )
         log.info("starting", extra={"port": port})
         freezing = asyncio.create_task(freeze_heap_once_started(server))
         await server.serve()

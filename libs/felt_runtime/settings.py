@@ -30,6 +30,10 @@ class Settings(BaseSettings):
     database_url: str = ""  # empty: SQLite file var/<service>.sqlite
     http_host: str = "127.0.0.1"
     http_port: int = Field(default=0, ge=0, le=65535)  # 0: the service's default port
+    # how long an idle HTTP connection stays open: longer than clients keep one in their pools
+    # (httpx 5 s, aiohttp 15 s, a load balancer's 60 s); uvicorn's own 5 s raced httpx's, whose
+    # next request then met the closing socket (a reset, in a burst of joins at 960 seated)
+    http_keep_alive_seconds: int = Field(default=75, ge=1, le=3600)
     log_level: str = "INFO"
     request_timeout: float = Field(default=5.0, gt=0)
     var_dir: Path = VAR_DIR
