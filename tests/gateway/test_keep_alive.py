@@ -2,9 +2,9 @@
 
 A server that closes idle connections when the client's pool expires them (uvicorn's 5 s and
 httpx's 5 s) races the client: a request sent on a connection the server is closing meets a
-reset. The load generator's burst of 960 joins failed that way in 4 runs of 9 on a slow machine
-(`httpx.ReadError`, the kernel's `TCPAbortOnClose`); with the gateway's keep-alive at 75 s, in
-none of 4 (docs/benchmarks.md, 2026-12-06 third session)."""
+reset. The load generator's burst of joins failed so in 5 runs of 11 on a slow machine
+(`httpx.ReadError`, and the kernel's `TCPAbortOnClose`); with the keep-alive at 75 s, in none of
+10 (docs/benchmarks.md, "Connections reset in a burst of joins")."""
 
 from __future__ import annotations
 
