@@ -17,7 +17,7 @@ and turns, not by every event at its table), so it sees the move in the action's
 carries the table after it; with `--wake any` it is timed, as before, until its own long-poll
 delivers that event number. Each
 step adds tables with one burst of joins (all at once, as when a room opens or a reconnect storm
-hits: a join refused with 503 is counted) and measures for `--step-seconds` after a warm-up: the
+hits: a join refused with 503, or not answered at all, is counted) and measures for `--step-seconds` after a warm-up: the
 p50/p99, actions/s, CPU (share of one core) and RSS of every service and of this load generator.
 
 The agents run in `--workers` processes (default: one per core), each with its own event loop, so
@@ -72,6 +72,7 @@ PLAYERS = 3  # agents per table, one per owner
 BUY_IN = 40
 THINK = (1.5, 2.5)  # seconds an agent takes per decision
 TURN_SECONDS = 15  # well above the think time: nobody times out
+NO_ANSWER = "no answer"  # a join whose connection was reset or timed out, in the joins' status counts
 INTERMISSION = 1.0
 LAG_TICK = 0.05  # seconds: the loop-lag probe's sleep
 
@@ -237,11 +238,15 @@ async def seat_tables(
 
     agents = await asyncio.gather(*(agent(o) for i, _ in enumerate(tables) for o in groups[i % len(groups)]))
     pairs = [(t, agents[i * PLAYERS + j]) for i, t in enumerate(tables) for j in range(PLAYERS)]
-    statuses: dict[int, int] = {}
+    statuses: dict[str, int] = {}
 
     async def join(table: str, a: dict) -> Player | None:
-        r = await http.post(f"/api/v2/poker/tables/{table}/join", json={"buyIn": BUY_IN}, headers=a["headers"])
-        statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
+        try:
+            r = await http.post(f"/api/v2/poker/tables/{table}/join", json={"buyIn": BUY_IN}, headers=a["headers"])
+        except httpx.TransportError:  # reset or timed out: not served, counted like a refusal
+            statuses[NO_ANSWER] = statuses.get(NO_ANSWER, 0) + 1
+            return None
+        statuses[str(r.status_code)] = statuses.get(str(r.status_code), 0) + 1
         if r.status_code != 200:
             return None
         return Player(table, a, r.json()["seat"], random.Random(f"{seed}:{a['participantId']}"))
@@ -403,7 +408,7 @@ async def run(
                 for r in reports:
                     for k, v in r[2].items():
                         refused[k] = refused.get(k, 0) + v
-                joins: dict[int, int] = {}
+                joins: dict[str, int] = {}
                 for _, js in seated:
                     for k, v in js.items():
                         joins[k] = joins.get(k, 0) + v
