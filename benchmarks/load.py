@@ -44,6 +44,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -228,7 +229,7 @@ async def ws_player(p: Player, ws_url: str, stats: Stats, stop: asyncio.Event) -
 
 async def seat_tables(
     http: httpx.AsyncClient, groups: list[list[dict]], tables: list[str], seed: int
-) -> tuple[list[Player], dict[int, int]]:
+) -> tuple[list[Player], Counter[str]]:
     """Agents for new tables, then every join at once; join statuses counted."""
     sem = asyncio.Semaphore(16)
 
@@ -238,15 +239,15 @@ async def seat_tables(
 
     agents = await asyncio.gather(*(agent(o) for i, _ in enumerate(tables) for o in groups[i % len(groups)]))
     pairs = [(t, agents[i * PLAYERS + j]) for i, t in enumerate(tables) for j in range(PLAYERS)]
-    statuses: dict[str, int] = {}
+    statuses: Counter[str] = Counter()
 
     async def join(table: str, a: dict) -> Player | None:
         try:
             r = await http.post(f"/api/v2/poker/tables/{table}/join", json={"buyIn": BUY_IN}, headers=a["headers"])
         except httpx.TransportError:  # reset or timed out: not served, counted like a refusal
-            statuses[NO_ANSWER] = statuses.get(NO_ANSWER, 0) + 1
+            statuses[NO_ANSWER] += 1
             return None
-        statuses[str(r.status_code)] = statuses.get(str(r.status_code), 0) + 1
+        statuses[str(r.status_code)] += 1
         if r.status_code != 200:
             return None
         return Player(table, a, r.json()["seat"], random.Random(f"{seed}:{a['participantId']}"))
@@ -408,10 +409,7 @@ async def run(
                 for r in reports:
                     for k, v in r[2].items():
                         refused[k] = refused.get(k, 0) + v
-                joins: dict[str, int] = {}
-                for _, js in seated:
-                    for k, v in js.items():
-                        joins[k] = joins.get(k, 0) + v
+                joins = sum((Counter(js) for _, js in seated), Counter[str]())
                 row = {
                     "players": sum(w[0] for w in seated) + (rows[-1]["players"] if rows else 0),
                     "joins": joins,
