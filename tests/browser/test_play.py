@@ -345,8 +345,9 @@ def test_a_buy_in_being_typed_survives_the_table_moving(people, new_table):
 
 
 def test_who_sits_down_after_a_hand_is_not_shown_the_last_players_cards(people, new_table):
-    """Between hands the last hand stays on the felt, seat by seat; someone who takes the seat of
-    a player who left is shown with their own stack only, not that player's cards, blind or win."""
+    """Between hands the last hand stays on the felt, seat by seat, a player who left still named
+    on theirs; someone who takes that seat is shown with their own stack only, not that player's
+    cards, blind or win."""
     table, pair = two_ready_at_an_explicit_table(people, new_table)
     folder = whose_turn(*pair)
     winner = other(folder, pair)
@@ -356,6 +357,9 @@ def test_who_sits_down_after_a_hand_is_not_shown_the_last_players_cards(people, 
     number = seat.get_attribute("data-seat")
     winner.page.get_by_label("leave the table").click()
     expect(winner.page.locator(".seat.mine")).to_have_count(0)
+    left = folder.page.locator(f'.seat[data-seat="{number}"]')
+    expect(left.locator(".payout")).to_contain_text("wins")  # the hand stays on the felt ...
+    expect(left.locator(".name")).to_have_text(winner.email.split("@")[0])  # ... under the name of who played it
     late = people("pia")
     late.sign_up()
     late.open_table(table)

@@ -17,7 +17,8 @@ export function secondsLeft(hand) {
   return Math.max(0, (Date.parse(hand.deadline) - Date.now()) / 1000);
 }
 
-export function renderFelt(root, view, { selected = new Set(), canSelect = false, onCard } = {}) {
+/** `names`: participantId -> name of everyone seen at the table, for the seats of a player who left. */
+export function renderFelt(root, view, { selected = new Set(), canSelect = false, onCard, names = new Map() } = {}) {
   const hand = view.hand;
   const count = view.config.seats;
   const me = view.yourSeatId ?? 1;
@@ -31,7 +32,7 @@ export function renderFelt(root, view, { selected = new Set(), canSelect = false
     // the hand's seat belongs to whoever played it: someone who sat down since is not shown its cards
     const played = inHand.get(seat);
     const playing = played && (!person || played.participantId === person.participantId) ? played : undefined;
-    nodes.push(seatNode(seat, person, playing, view, { selected, canSelect, onCard }, at(44, 41)));
+    nodes.push(seatNode(seat, person, playing, view, { selected, canSelect, onCard, names }, at(44, 41)));
     if (playing && playing.bet > 0) {
       nodes.push(h("div", { class: "bet", style: pos(at(27, 24)), "aria-label": `seat ${seat} bet ${playing.bet}` }, chipStack(), chips(playing.bet)));
     }
@@ -57,7 +58,7 @@ function seatNode(seat, person, playing, view, draw, at) {
   if (playing?.folded) classes.push("folded");
   if (playing?.payout > 0) classes.push("winner");
   if (person?.sittingOut) classes.push("sitting-out");
-  const name = person?.name || `Seat ${seat}`;
+  const name = person?.name || draw.names.get(playing?.participantId) || `Seat ${seat}`;
   const badges = [];
   if (playing && hand.smallBlindSeat === seat) badges.push(h("span", { class: "badge blind" }, "SB"));
   if (playing && hand.bigBlindSeat === seat) badges.push(h("span", { class: "badge blind" }, "BB"));

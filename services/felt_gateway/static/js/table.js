@@ -24,6 +24,7 @@ export class TableScreen {
     this.fetching = false;
     this.dirty = false;
     this.awards = new Map(); // handId -> award events
+    this.names = new Map(); // participantId -> name, kept after they leave: the last hand still shows their seat
     this.results = [];
     this.resultFor = null;
     this.chat = new Chat($("#chat", root), { socket });
@@ -47,6 +48,7 @@ export class TableScreen {
     this.view = null;
     this.results = [];
     this.awards.clear();
+    this.names.clear();
     this.root.hidden = false;
     fill($("#results", this.root));
     fill($(".oval", this.root), h("div", { class: "centre" }, h("div", { class: "street" }, "Opening the table…")));
@@ -99,6 +101,7 @@ export class TableScreen {
 
   setView(view) {
     this.view = view;
+    for (const s of view.seats) if (s.name) this.names.set(s.participantId, s.name);
     if (this.resultFor && view.hand && view.hand.handId === this.resultFor) {
       this.handResult(view.hand);
       this.resultFor = null;
@@ -107,9 +110,11 @@ export class TableScreen {
     this.render();
   }
 
+  /** Who sits at `seat`, else who played it in the hand on the felt (they may have left since). */
   nameOf(seat) {
     const person = this.view?.seats.find((s) => s.seat === seat);
-    return person?.name || `Seat ${seat}`;
+    const played = this.view?.hand?.seats.find((s) => s.seat === seat);
+    return person?.name || this.names.get(played?.participantId) || `Seat ${seat}`;
   }
 
   /** "who won which pot with which hand", from the hand's award events and the final view. */
@@ -167,7 +172,7 @@ export class TableScreen {
     const hand = view.hand;
     const canSelect = !!(hand && hand.legalActions?.draw && hand.actorSeatId === view.yourSeatId && !this.controls.inFlight);
     renderFelt($(".felt", this.root), view, {
-      selected: this.controls.selected, canSelect,
+      selected: this.controls.selected, canSelect, names: this.names,
       onCard: (card) => { this.controls.toggleCard(card); this.render(); },
     });
     this.controls.render(view);
