@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import uvicorn
 from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.nats import NatsBroker
 from pydantic import AliasChoices, ValidationError
@@ -66,7 +67,9 @@ class ServiceContext:
     """What a service's `build` gets: settings, the broker, and places to hang hooks.
 
     Startup hooks run in order, then the broker starts; shutdown hooks run in order, then
-    the broker stops. The runtime keeps one hook of its own at each end: the last startup
+    the broker stops. Stopping hooks (plain calls) run first of all, as the server stops
+    accepting connections and before it waits for the requests in flight: a request that
+    waits on purpose (a long-poll) answers at once instead of holding the stop for its wait. The runtime keeps one hook of its own at each end: the last startup
     hook opens the fast responders' subscriptions (`responder(..., fast=True)`), after the
     service's own hooks (migrations, writers) have run; the first shutdown hook drains them,
     so handlers in flight answer before the service's resources and the broker close.
@@ -78,6 +81,7 @@ class ServiceContext:
     dependencies: dict[str, Dependency] = field(default_factory=dict)
     startup: list[Hook] = field(default_factory=list)
     shutdown: list[Hook] = field(default_factory=list)
+    stopping: list[Callable[[], None]] = field(default_factory=list)
     _engine: AsyncEngine | None = None
     _redis: Redis | None = None
 
@@ -93,6 +97,9 @@ class ServiceContext:
     def on_shutdown(self, hook: Hook) -> Hook:
         self.shutdown.append(hook)
         return hook
+
+    def on_stopping(self, hook: Callable[[], None]) -> None:
+        self.stopping.append(hook)
 
     def database(self) -> AsyncEngine:
         """The service's database engine (created once; checked for readiness; disposed)."""
@@ -297,10 +304,23 @@ async def freeze_heap_once_started(server: Any) -> None:
     log.info("heap frozen", extra={"objects": gc.get_freeze_count()})
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, telling the service it stops (`ServiceContext.stopping`) before it
+    waits for the requests in flight: the gateway's long-polls held a Ctrl-C of `make run` for
+    up to their whole wait (9.7 s measured)."""
+
+    def __init__(self, stopping: list[Callable[[], None]], config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.stopping = stopping
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for hook in self.stopping:
+            hook()
+        await super().shutdown(sockets)
+
+
 def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None]]) -> None:
     """Run an ASGI app (worker or gateway) on uvicorn after preflight checks, in one event loop."""
-    import uvicorn
-
     from felt_runtime.logs import configure_logging
 
     memtrace.install(name)
@@ -312,7 +332,8 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
         check_port_free(name, settings.http_host, port)
         app, ctx = make(settings)
         await check_dependencies(name, settings, ctx)
-        server = uvicorn.Server(
+        server = _Server(
+            ctx.stopping if ctx else [],
             uvicorn.Config(
                 app,
                 host=settings.http_host,
@@ -320,7 +341,7 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
                 log_config=None,
                 lifespan="on",
                 timeout_keep_alive=settings.http_keep_alive_seconds,
-            )
+            ),
         )
         log.info("starting", extra={"port": port})
         freezing = asyncio.create_task(freeze_heap_once_started(server))

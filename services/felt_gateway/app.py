@@ -107,7 +107,8 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     app.state.gw = gw
     app.state.engine = engine
     app.state.bus = bus
-    app.state.hub = Hub(broker, gw.feed_keep_events, linger=gw.feed_linger_seconds)
+    app.state.hub = hub = Hub(broker, gw.feed_keep_events, linger=gw.feed_linger_seconds)
+    ctx.on_stopping(hub.stop)
     app.state.presence = presence = Presence(bus, redis)
     ctx.on_startup(presence.start)
     ctx.on_shutdown(presence.stop)

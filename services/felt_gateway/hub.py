@@ -300,6 +300,13 @@ class Hub:
         self._listeners: dict[str, set[Listener]] = {}
         self._feeds: dict[str, Feed] = {}
         self._lock = asyncio.Lock()
+        self.stopping = False  # the gateway stops: long-polls answer with what they have
+
+    def stop(self) -> None:
+        """The server stops: wake every waiting reader (each sees `stopping` and answers)."""
+        self.stopping = True
+        for feed in self._feeds.values():
+            feed.notify()
 
     def _client(self) -> Any:
         return self.broker.config.connection_state.connection

@@ -334,6 +334,7 @@ async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
 async def events(request: Request, table_id: str, who: Who, query: Annotated[EventsQuery, Query()]) -> JSONResponse:
     """Events with `seq > after`, redacted for you, oldest first. With `wait`, the call returns
     as soon as something happens (or after `wait` seconds with what came, maybe nothing).
+    It also returns at once when the gateway stops (ask again: another one answers).
     `wake=mine` returns only once an event is addressed to you (its `private` copy: your hole
     cards, your turn, your own notices) or a hand ends (`hand_end`, `hand_cancelled`, a reset or
     closed table), with every event since `after`: an agent that acts only on its turn (and
@@ -366,7 +367,7 @@ async def events(request: Request, table_id: str, who: Who, query: Annotated[Eve
             if batch.more:
                 continue
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or hub.stopping:
                 break
             try:
                 async with asyncio.timeout(min(remaining, 0.25) if batch.behind else remaining):
