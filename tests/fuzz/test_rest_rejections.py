@@ -43,18 +43,24 @@ async def test_refused_requests_change_nothing(room, http, bus) -> None:
     ).status_code == 200
     engine = create_async_engine(room.stack.database_url)
 
-    async def snapshot() -> tuple:
+    async def rows() -> tuple:
         async with engine.connect() as conn:
             money = sorted((await conn.execute(sa.select(ledger.c.key, ledger.c.balance))).all())
             people = (await conn.execute(sa.select(sa.func.count()).select_from(participants))).scalar_one()
             keys = sorted((await conn.execute(sa.select(api_keys.c.id, api_keys.c.revoked_at))).all())
             logins = (await conn.execute(sa.select(sa.func.count()).select_from(tokens))).scalar_one()
-        v = (
-            await call(
+        return money, people, keys, logins
+
+    async def snapshot() -> tuple:
+        """The database's rows, the table and the owner's limits, read side by side."""
+        (money, people, keys, logins), result, answer = await asyncio.gather(
+            rows(),
+            call(
                 bus, subjects.table_command(table_id), TableRequest(table_id=table_id, command=GetView()), TableResult
-            )
-        ).view
-        limits = (await http.get("/api/v2/poker/limits", headers=me["headers"])).json()
+            ),
+            http.get("/api/v2/poker/limits", headers=me["headers"]),
+        )
+        v, limits = result.view, answer.json()
         # caps, freezes and pending changes; not what is used: the counters follow the wallet's
         # transfers a little later (an earlier accepted request's may land between two snapshots),
         # and a refused request that moved chips shows in the ledger above
@@ -104,11 +110,13 @@ async def test_refused_requests_change_nothing(room, http, bus) -> None:
             calls.append((op, case, creds[(n + len(calls)) % 3]))  # noqa: B023 - run in this iteration
 
         collect()
+    before = None
     for op, case, headers in calls:
-        before = await snapshot()
+        before = before or await snapshot()
         r = await asyncio.to_thread(
             case.call, base_url=room.url, headers={**(case.headers or {}), **headers}, timeout=30
         )
+        after = None
         if r.status_code >= 500:
             errors.append(f"{op.method.upper()} {op.path} -> {r.status_code} {r.text[:200]}")
         elif r.status_code >= 400:
@@ -117,6 +125,7 @@ async def test_refused_requests_change_nothing(room, http, bus) -> None:
                 changed.append(
                     f"{op.method.upper()} {op.path} -> {r.status_code}: {[i for i, (a, b) in enumerate(zip(before, after)) if a != b]}"
                 )
+        before = after  # the state after a refusal is the next call's before; after any other answer, read again
     await engine.dispose()
     assert errors == [] and changed == [], (errors, changed)
     assert refused >= 100 and len({op.path for op, _, _ in calls}) >= 20
