@@ -61,7 +61,7 @@ from felt_contracts.table import (
 )
 from felt_gateway.commands import act as make_act
 from felt_gateway.identity import Principal
-from felt_runtime import infra
+from felt_runtime import catalog, infra
 from felt_runtime.bus import BusError, call
 from agent_http import AgentHTTP
 from bench_table import profile_services
@@ -103,7 +103,9 @@ async def create_table(bus: NatsBroker, **cfg: Any) -> str:
     return table_id
 
 
-def start_stack(tmp: Path) -> tuple[Stack, list[infra.Server]]:
+def start_stack(tmp: Path, nice: bool = False) -> tuple[Stack, list[infra.Server]]:
+    """`nice`: each service at its `catalog.NICE`, as `felt up` starts it (`make load` measures
+    that room; the zero-think-time benchmarks measure the services at equal priority)."""
     nats_srv = infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log")
     valkey = infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False)
     runner = ServiceRunner(nats_srv.url, valkey.url, tmp)
@@ -121,7 +123,8 @@ def start_stack(tmp: Path) -> tuple[Stack, list[infra.Server]]:
     try:
         # database_url "": each service its own SQLite file in FELT_VAR_DIR (the temp dir)
         for name in ("wallet", "limits", "timer", "chat", "table", "gateway"):
-            procs[name] = runner.start(name, database_url="", ready=False, **env.get(name, {}))
+            niced = {"felt_nice": str(catalog.nice(name))} if nice else {}
+            procs[name] = runner.start(name, database_url="", ready=False, **env.get(name, {}), **niced)
         for proc in procs.values():
             proc.wait_ready(90)
         gw = procs.pop("gateway")

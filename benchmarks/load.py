@@ -364,7 +364,7 @@ async def run(
     """`profile`: py-spy every service in each measured window (bench_table.profile_services)."""
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="felt-load-") as tmpdir:
-        stack, servers = start_stack(Path(tmpdir))
+        stack, servers = start_stack(Path(tmpdir), nice=True)
         bus = NatsBroker(stack.runner.nats_url)
         await bus.connect()
         workers: Workers | None = None

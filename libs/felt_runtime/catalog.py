@@ -16,6 +16,19 @@ SERVICES: dict[str, int] = {
 }
 
 
+#: service name -> the Unix nice `felt up` (and `make load`) start it with (`FELT_NICE`; 0 if absent).
+#: Limits (transfer events applied in batches; its checks wait on the hand's start, not on an
+#: action), the timer (deadlines seconds away, armed without the table waiting) and chat are off
+#: the action's path: on one busy host they give way to the gateway, table and wallet. At 1,800
+#: seated agents on 2 cores, p99 action -> update 104-377 ms against 171-405 at equal nice, four
+#: runs each, alternated (docs/benchmarks.md).
+NICE: dict[str, int] = {"limits": 10, "timer": 10, "chat": 10}
+
+
+def nice(service: str) -> int:
+    return NICE.get(service, 0)
+
+
 def default_port(service: str) -> int:
     """The service's well-known port (8199 for a service not in the catalog, e.g. test ones)."""
     return SERVICES.get(service, 8199)

@@ -327,6 +327,7 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
 
     async def run() -> bool:
         settings = load_settings(name, Settings)
+        os.nice(settings.nice)
         configure_logging(name, settings.log_level)
         port = settings.http_port or settings.default_port(catalog.default_port(name))
         check_port_free(name, settings.http_host, port)

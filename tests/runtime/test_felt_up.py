@@ -1,5 +1,5 @@
-"""`felt up` (what `make run` calls): the whole room starts, reports healthy, stops on Ctrl-C,
-and starts again on the same state."""
+"""`felt up` (what `make run` calls): the whole room starts, reports healthy (the services off
+the action's path at a lower CPU priority), stops on Ctrl-C, and starts again on the same state."""
 
 from __future__ import annotations
 
@@ -79,6 +79,10 @@ def test_felt_up_starts_everything_healthy_and_stops_cleanly_twice(tmp_path: Pat
         took = time.monotonic() - started
         assert status.returncode == 0, f"run {attempt} not healthy after {took:.0f}s: {status.stdout}"
         if attempt == 0:
+            state = read_state(tmp_path / "var" / STATE_FILE)
+            niceness = {name: psutil.Process(state[name]["pid"]).nice() for name in catalog.installed()}
+            assert niceness == {name: catalog.nice(name) for name in catalog.installed()}
+            assert niceness["limits"] > niceness["table"] == niceness["wallet"] == niceness["gateway"] == 0
             restarted = _kill_one_and_see_it_back(env, tmp_path / "var", "chat")
         out = _interrupt(proc)
         assert status.returncode == 0, f"run {attempt}: {status.stdout}\n{out}"
