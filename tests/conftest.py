@@ -86,7 +86,7 @@ ONE_WORKER_FOLDERS = {"gateway", "browser", "bots", "security", "fuzz"}
 
 
 #: the longest groups (seconds on 2 cores, measured in one full run), handed out first so that
-#: the two workers finish together instead of one running a 3-minute file at the end (make test
+#: the workers finish together instead of one running a 3-minute file at the end (make test
 #: passes --no-loadscope-reorder: xdist would otherwise start with the groups of the most tests)
 LONGEST_FIRST = (
     "tests/table/test_chaos.py",
