@@ -17,11 +17,12 @@ SERVICES: dict[str, int] = {
 
 
 #: service name -> the Unix nice `felt up` (and `make load`) start it with (`FELT_NICE`; 0 if absent).
-#: Limits (transfer events applied in batches; its checks wait on the hand's start, not on an
-#: action), the timer (deadlines seconds away, armed without the table waiting) and chat are off
-#: the action's path: on one busy host they give way to the gateway, table and wallet. At 1,800
-#: seated agents on 2 cores, p99 action -> update 104-377 ms against 171-405 at equal nice, four
-#: runs each, alternated (docs/benchmarks.md).
+#: Most of what limits, the timer and chat do is off the action's path: limits applies the
+#: wallet's transfer events in SQL batches (it answers a call's or bet's wager check from memory,
+#: the one part on the path), the timer arms deadlines seconds away without the table waiting,
+#: chat carries chat. On one busy host they give way to the gateway, table and wallet: at 1,800
+#: and 2,000 seated agents on 2 cores, a lower p99 action -> update in each of six alternated
+#: pairs of runs (docs/benchmarks.md, "The services off the action's path give way").
 NICE: dict[str, int] = {"limits": 10, "timer": 10, "chat": 10}
 
 

@@ -67,12 +67,13 @@ class ServiceContext:
     """What a service's `build` gets: settings, the broker, and places to hang hooks.
 
     Startup hooks run in order, then the broker starts; shutdown hooks run in order, then
-    the broker stops. Stopping hooks (plain calls) run first of all, as the server stops
-    accepting connections and before it waits for the requests in flight: a request that
-    waits on purpose (a long-poll) answers at once instead of holding the stop for its wait. The runtime keeps one hook of its own at each end: the last startup
+    the broker stops. The runtime keeps one hook of its own at each end: the last startup
     hook opens the fast responders' subscriptions (`responder(..., fast=True)`), after the
     service's own hooks (migrations, writers) have run; the first shutdown hook drains them,
     so handlers in flight answer before the service's resources and the broker close.
+    Stopping hooks (plain calls) run before all that, as the server stops accepting
+    connections and before it waits for the requests in flight: a request that waits on
+    purpose (a long-poll) answers at once instead of holding the stop for its whole wait.
     """
 
     name: str

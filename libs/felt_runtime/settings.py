@@ -34,8 +34,8 @@ class Settings(BaseSettings):
     # (httpx 5 s, aiohttp 15 s, a load balancer's 60 s); uvicorn's own 5 s raced httpx's, whose
     # next request then met the closing socket (a reset, in a burst of joins at 960 seated)
     http_keep_alive_seconds: int = Field(default=75, ge=1, le=3600)
-    # the process's CPU priority (Unix nice, applied at start): on one host, the services off the
-    # action's path give way to those on it when the cores are busy (`catalog.NICE`, set by `felt up`)
+    # the process's CPU priority (Unix nice, applied at start): on one host, the services mostly off
+    # the action's path give way to those on it when the cores are busy (`catalog.NICE`, `felt up`)
     nice: int = Field(default=0, ge=0, le=19)
     log_level: str = "INFO"
     request_timeout: float = Field(default=5.0, gt=0)
