@@ -31,7 +31,8 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
     store = Store(engine)
     registry = SessionRegistry()
     clocks = TurnClocks(
-        lambda subject, req, model: call(ctx.broker, subject, req, model, timeout=settings.call_timeout)
+        lambda subject, req, model: call(ctx.broker, subject, req, model, timeout=settings.call_timeout),
+        settings.turn_clock_batch_seconds,
     )
     rooms = Rooms(Deps(ctx.broker, store, settings, registry, clocks))
     if settings.lease_seconds > 0:

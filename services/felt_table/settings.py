@@ -15,6 +15,9 @@ class TableSettings(BaseSettings):
     limits: bool = True  # ask the limits service before new risk (unavailable = deny)
     timer_owner: str = "table"  # our owner name at the timer service
     call_timeout: float = Field(default=5.0, gt=0)
+    # the turn deadlines of every table leave for the timer in batches: the first queued waits
+    # this long for others (felt_table/turn_clocks.py; each is sent with its delay less the wait)
+    turn_clock_batch_seconds: float = Field(default=0.05, ge=0, le=1)
     # a service that does not answer is asked again after retry_first_seconds, doubling up to
     # retry_max_seconds (small: the table resumes within about that long of the service's return)
     retry_first_seconds: float = Field(default=0.05, gt=0, le=60)
