@@ -5,7 +5,9 @@
 
 Prints, per file, the share of samples (a) whose innermost frame is in a given function (self)
 and (b) whose stack passes through it (inclusive), for the top functions, and the share idle
-in the event loop's selector (the service was waiting, not computing).
+in the event loop's selector (the service was waiting, not computing). py-spy samples a thread
+that is running or waiting to run: on a saturated machine (or at a lower priority) a sample is
+where the thread waited for a core as well as where it computed.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ CATEGORIES = [
     ("redis/", "redis-py"),
     ("logging/", "logging"),
     ("json/", "json"),
+    ("asyncio/selector_events.py", "socket send / receive (asyncio transport)"),
     ("asyncio/", "asyncio loop"),
     ("threading.py", "threads (handoff)"),
     ("concurrent/", "threads (handoff)"),
@@ -49,6 +52,12 @@ CATEGORIES = [
     ("enum.py", "other stdlib"),
     ("greenlet", "SQLAlchemy (compile, bind, rows)"),
 ]
+
+
+#: the innermost frame of a sample waiting in the event loop's selector (the service was idle).
+#: Only the selector's own call: a transport's socket send (`selector_events.py`) is busy, and it
+#: also holds the samples of a sender preempted after waking its peer (NATS, Valkey, a client)
+IDLE = ("selectors.py:EpollSelector.select", "selectors.py:PollSelector.select", "selectors.py:SelectSelector.select")
 
 
 def category(frame_file: str) -> str:
@@ -67,7 +76,7 @@ def summarise(path: Path, top: int) -> str:
         n = int(count)
         frames = [short(f) for f in stack.split(";") if not f.startswith(("process ", "thread "))]
         total += n
-        if frames and ("select" in frames[-1] or "epoll" in frames[-1]):
+        if frames and frames[-1].endswith(IDLE):
             idle += n
             continue
         raw = [f for f in stack.split(";") if not f.startswith(("process ", "thread "))]
