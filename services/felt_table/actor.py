@@ -22,6 +22,7 @@ from typing import Any
 
 from felt_runtime.idempotency import fingerprint
 from felt_contracts.deadlines import AbsentDeadline, ClosesAtDeadline, GraceDeadline, IntermissionDeadline, TurnDeadline
+from felt_contracts.base import ErrorInfo
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import TableConfig, TableResult, TableSummary, TableView
 from felt_runtime.bus import BusError
@@ -64,15 +65,18 @@ COMMANDS: dict[type, Handler] = {**seating.COMMANDS, **play.COMMANDS, **views.CO
 class Recent:
     """The outcomes of a table's last commands by `message_id` (bounded, oldest dropped first).
 
-    A kept result holds no table view (a view is most of a result's objects: 256 of them per
-    table made up most of the table service's heap, which every full garbage collection walks);
-    its replay carries the table as it is at the replay, as the gateway's replays do, with the
-    first outcome's status, seq, seat and buy-in."""
+    Each is kept as JSON text without its table view. Text is invisible to the garbage
+    collector: kept as models, the outcomes (256 per table) were about a quarter of the table
+    service's young generation at 1,800 seated players, walked by every young collection
+    (docs/benchmarks.md); a view would be most of an outcome. A replay carries the table as it is
+    at the replay, as the gateway's replays do, with the first outcome's status, seq, seat and
+    buy-in; a kept refusal is raised anew, with no traceback of the failed handler."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        #: message_id -> (fingerprint of the command, outcome without its view, whether it had one)
-        self.outcomes: OrderedDict[str, tuple[str, TableResult | BusError, bool]] = OrderedDict()
+        #: message_id -> (fingerprint of the command, the outcome as JSON without its view,
+        #: whether it had a view, whether it was a refusal)
+        self.outcomes: OrderedDict[str, tuple[str, str, bool, bool]] = OrderedDict()
 
     def get(
         self, message_id: str, command: Any, current_view: Callable[[], TableView] | None = None
@@ -80,35 +84,30 @@ class Recent:
         seen = self.outcomes.get(message_id)
         if seen is None:
             return None
-        fp, outcome, had_view = seen
+        fp, text, had_view, refused = seen
         if fp != fingerprint(command, type(command).__name__):
             return BusError(
                 ErrorCode.CONFLICT, "this message_id was used for another command", reason="message_id_reused"
             )
-        if isinstance(outcome, BusError):
-            return _bare(outcome)
+        if refused:
+            info = ErrorInfo.model_validate_json(text)
+            return BusError(info.code, info.message, **info.details)
+        outcome = TableResult.model_validate_json(text)
         if had_view and current_view is not None:
             return outcome.model_copy(update={"view": current_view()})
         return outcome
 
     def put(self, message_id: str, command: Any, outcome: TableResult | BusError) -> None:
-        if isinstance(outcome, BusError) and recovery.retryable(outcome):
-            return
-        had_view = isinstance(outcome, TableResult) and outcome.view is not None
-        kept: TableResult | BusError
         if isinstance(outcome, BusError):
-            kept = _bare(outcome)
+            if recovery.retryable(outcome):
+                return
+            text = ErrorInfo(code=outcome.code, message=outcome.message, details=outcome.details).model_dump_json()
+            kept = (text, False, True)
         else:
-            kept = outcome.model_copy(update={"view": None}) if had_view else outcome
-        self.outcomes[message_id] = (fingerprint(command, type(command).__name__), kept, had_view)
+            kept = (outcome.model_dump_json(exclude={"view"}), outcome.view is not None, False)
+        self.outcomes[message_id] = (fingerprint(command, type(command).__name__), *kept)
         while len(self.outcomes) > self.size:
             self.outcomes.popitem(last=False)
-
-
-def _bare(refusal: BusError) -> BusError:
-    """A refusal as a new exception without a traceback: a kept one would hold the failed
-    handler's frames (and their locals) alive, and each replay raised would lengthen it."""
-    return BusError(refusal.code, refusal.message, **refusal.details)
 
 
 async def _timer_silent(t: Table) -> None:
