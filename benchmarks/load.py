@@ -25,7 +25,7 @@ the load generator's own loop lag (reported per step: the p99 and the worst dela
 stays out of the latencies; one process served 240 agents with a p99 loop lag of 144 ms (with
 httpx). On 2 cores two workers cost less than four for the same loop lag (2,000 seated: 0.31 of a
 core against 0.37, lag p99 21 / 20 ms; docs/benchmarks.md, 2026-12-06 second session). Each worker
-freezes its heap (`felt_runtime.service.freeze_heap`, as the services do) as a measured window
+freezes its heap (`felt_runtime.collector.freeze_heap`, as the services do) as a measured window
 begins, so the collections in it do not walk every agent's session and socket. The main
 process starts the room, creates the tables and `--owner-groups` groups of three owners (one
 group by default: every agent belongs to one of three owners, as one operator running many
@@ -66,7 +66,7 @@ from faststream.nats import NatsBroker
 
 from felt_contracts.table import StartMode
 from felt_runtime.bus import BusError
-from felt_runtime.service import freeze_heap
+from felt_runtime.collector import freeze_heap
 from tests.support.gateway import choose, new_agent, sign_up
 
 PLAYERS = 3  # agents per table, one per owner

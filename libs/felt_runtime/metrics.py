@@ -48,6 +48,12 @@ GC_FROZEN = Gauge(
     "objects start-up left alive, frozen out of the garbage collector's full collections",
     registry=REGISTRY,
 )
+GC_PAUSE = Histogram(
+    "felt_gc_pause_seconds",
+    "Full garbage collections of the paced collector (FELT_GC_FULL_SECONDS), by how long the process stopped",
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+    registry=REGISTRY,
+)
 SOCKETS = Gauge("felt_gateway_sockets", "WebSockets open on this gateway", registry=REGISTRY)
 TABLES_OWNED = Gauge(
     "felt_table_tables_owned", "Tables this table-service replica owns (holds the lease of)", registry=REGISTRY

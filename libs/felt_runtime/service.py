@@ -9,7 +9,6 @@ that turn bad configuration into one line naming the setting, and graceful shutd
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import logging
 import os
@@ -31,9 +30,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from felt_contracts import subjects
 from felt_contracts.health import HealthRequest, HealthStatus
 from felt_runtime import catalog, memtrace
+from felt_runtime.collector import freeze_heap_once_started
 from felt_runtime.bus import fast_responders, make_broker, responder
 from felt_runtime.db import create_engine, ping
-from felt_runtime.metrics import GC_FROZEN, exposition
+from felt_runtime.metrics import exposition
 from felt_runtime.redis import make_redis
 from felt_runtime.settings import Settings
 
@@ -276,35 +276,6 @@ async def check_dependencies(name: str, settings: Settings, ctx: ServiceContext 
                 ) from None
 
 
-#: young-generation collections every 20,000 net allocations instead of 700: a request's
-#: short-lived objects (coroutines, frames, dicts) die before a collection sees them, so far fewer
-#: are promoted and full collections of the heap (110 ms of the gateway's CPU each at 960 seated,
-#: 12 in two minutes) all but stop (docs/benchmarks.md, "Feed memory, FastAPI's telemetry and the
-#: garbage collector")
-GC_THRESHOLDS = (20_000, 10, 10)
-
-
-def freeze_heap() -> None:
-    """Collect once, move every object alive now out of the collector's sight, and collect at
-    `GC_THRESHOLDS` from then on (for a process whose heap so far is long-lived)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-
-
-async def freeze_heap_once_started(server: Any) -> None:
-    """Once the service is up, move what start-up left alive (modules, models, schemas, tables:
-    most of the heap, and all of it long-lived) out of the garbage collector's sight, so that a
-    full collection walks only what was made since (docs/benchmarks.md, "The load generator, the
-    garbage collector and the remaining tail"). Cycles among the frozen objects are never collected: they are start-up's,
-    collected once just before. From then on the collector runs at `GC_THRESHOLDS`."""
-    while not server.started:
-        await asyncio.sleep(0.05)
-    freeze_heap()
-    GC_FROZEN.set(gc.get_freeze_count())
-    log.info("heap frozen", extra={"objects": gc.get_freeze_count()})
-
-
 class _Server(uvicorn.Server):
     """uvicorn's server, telling the service it stops (`ServiceContext.stopping`) before it
     waits for the requests in flight: the gateway's long-polls held a Ctrl-C of `make run` for
@@ -346,7 +317,7 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
             ),
         )
         log.info("starting", extra={"port": port})
-        freezing = asyncio.create_task(freeze_heap_once_started(server))
+        freezing = asyncio.create_task(freeze_heap_once_started(server, settings.gc_full_seconds))
         await server.serve()
         freezing.cancel()
         return server.started

@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     # the process's CPU priority (Unix nice, applied at start): on one host, the services mostly off
     # the action's path give way to those on it when the cores are busy (`catalog.NICE`, `felt up`)
     nice: int = Field(default=0, ge=0, le=19)
+    # one full garbage collection every so many seconds, the automatic collector off
+    # (felt_runtime.collector: its young collections stopped the gateway 50-180 ms a few times a
+    # minute at 2,000 seated); 0 keeps the automatic collector
+    gc_full_seconds: float = Field(default=300.0, ge=0, le=86400)
     log_level: str = "INFO"
     request_timeout: float = Field(default=5.0, gt=0)
     var_dir: Path = VAR_DIR

@@ -20,7 +20,14 @@ from felt_runtime.metrics import REGISTRY
 from tests.gateway.conftest import running_stack
 from tests.support.gateway import create_table, new_agent, sign_up
 
-DEBUG = {name: {"FELT_LOG_LEVEL": "DEBUG"} for name in ("gateway", "table", "wallet")}
+#: DEBUG logs where the correlation id is followed; a full collection every second everywhere
+ENV = {
+    name: {
+        "FELT_GC_FULL_SECONDS": "1",
+        **({"FELT_LOG_LEVEL": "DEBUG"} if name in ("gateway", "table", "wallet") else {}),
+    }
+    for name in ("gateway", "table", "wallet", "limits", "timer", "chat")
+}
 
 
 def _sample(text: str, name: str, **labels: str) -> float:
@@ -51,7 +58,7 @@ async def test_metrics_everywhere_and_one_correlation_id_from_gateway_to_wallet(
     nats_url: str, redis_url: str, tmp_path: Path
 ) -> None:
     with running_stack(
-        nats_url, redis_url, tmp_path, f"sqlite+aiosqlite:///{tmp_path / 'felt.sqlite'}", **DEBUG
+        nats_url, redis_url, tmp_path, f"sqlite+aiosqlite:///{tmp_path / 'felt.sqlite'}", **ENV
     ) as stack:
         broker = NatsBroker(nats_url)
         await broker.connect()
@@ -105,6 +112,8 @@ async def test_metrics_everywhere_and_one_correlation_id_from_gateway_to_wallet(
     # every service froze what start-up left alive (full collections paused loops 100-400 ms)
     for name, text in {**metrics, "gateway": gateway_metrics}.items():
         assert _sample(text, "felt_gc_frozen_objects") > 10_000, name
+        # and its collector is paced: timed full collections (young ones stopped the gateway 50-180 ms)
+        assert _sample(text, "felt_gc_pause_seconds_count") >= 1, name
     assert _sample(gateway_metrics, "felt_bus_calls_total", request="TableRequest", outcome="ok") >= 5
     assert _sample(metrics["table"], "felt_hands_total", event="started") >= 1
     assert _sample(metrics["table"], "felt_hands_total", event="finished") >= 1
