@@ -210,6 +210,15 @@ def _add_table(conn: sa.Connection, table_id: str, config: str, at: datetime) ->
     conn.execute(table_configs.insert().values(table_id=table_id, config=config, created_at=at))
 
 
+#: built once: a statement built per write is a few reference cycles (its bind parameters) for
+#: the garbage collector every hand
+_ACK_ENDS = (
+    table_hand_ends.update()
+    .where(table_hand_ends.c.hand_id.in_(sa.bindparam("acked_ids", expanding=True)))
+    .values(acked=True)
+)
+
+
 def _write(conn: sa.Connection, writes: list[Write]) -> None:
     """One transaction of many commands' writes (on SQLite in the store's own thread)."""
     rows = [
@@ -232,4 +241,4 @@ def _write(conn: sa.Connection, writes: list[Write]) -> None:
     if ends:
         conn.execute(table_hand_ends.insert(), ends)
     if acked:
-        conn.execute(table_hand_ends.update().where(table_hand_ends.c.hand_id.in_(acked)).values(acked=True))
+        conn.execute(_ACK_ENDS, {"acked_ids": acked})
