@@ -11,8 +11,10 @@ generation holds every pending long-poll, socket receive and table outcome made 
 170,000 live objects in the gateway at 2,000 seated, 50-180 ms of a stopped event loop each, a few
 times a minute, and every action in flight waits it out. Almost all of a service's garbage is
 freed by reference counting as it goes; what only the collector frees (cycles: a closed HTTP
-connection's protocol and parser, an exception's traceback) is a few MB a minute at that load
-(docs/benchmarks.md, "The collector paced by the service"), collected on the next round.
+connection's protocol and parser, an exception's traceback) is well under a MB a minute in steady
+play (docs/benchmarks.md, "The collector paced by the service"), collected on the next round. The
+price: a full collection walks every live object, one longer pause per round (0.6-0.7 s in the
+gateway at 2,000 seated).
 
 `FELT_GC_FULL_SECONDS=0` keeps the automatic collector, at `GC_THRESHOLDS`.
 """
