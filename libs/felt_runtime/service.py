@@ -30,8 +30,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from felt_contracts import subjects
 from felt_contracts.health import HealthRequest, HealthStatus
 from felt_runtime import catalog, memtrace
-from felt_runtime.collector import freeze_heap_once_started
 from felt_runtime.bus import fast_responders, make_broker, responder
+from felt_runtime.collector import freeze_heap_once_started
 from felt_runtime.db import create_engine, ping
 from felt_runtime.metrics import exposition
 from felt_runtime.redis import make_redis
