@@ -27,7 +27,7 @@ from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
 from pydantic import BaseModel, ValidationError
 
-from felt_contracts.base import Reply, Request
+from felt_contracts.base import ErrorInfo, Reply, Request
 from felt_contracts.errors import ErrorCode
 from felt_runtime import natsfix
 from felt_runtime.logs import CORRELATION
@@ -55,6 +55,15 @@ class BusError(Exception):
 
     def __repr__(self) -> str:
         return f"BusError({self.code.value!r}, {self.message!r}, {self.details!r})"
+
+    def info(self) -> ErrorInfo:
+        """The refusal as a reply carries it."""
+        return ErrorInfo(code=self.code, message=self.message, details=self.details)
+
+    @classmethod
+    def of(cls, info: ErrorInfo) -> BusError:
+        """The refusal a reply carried, as a new exception (no traceback of where it was made)."""
+        return cls(info.code, info.message, **info.details)
 
 
 def declare_contract(subject: str, model: type[BaseModel], reply: Any = None) -> None:
@@ -333,7 +342,7 @@ async def call(
     if not reply.ok:
         assert reply.error is not None
         CALLS.labels(name, reply.error.code.value).inc()
-        raise BusError(reply.error.code, reply.error.message, **reply.error.details)
+        raise BusError.of(reply.error)
     CALLS.labels(name, "ok").inc()
     assert reply.result is not None
     return reply.result

@@ -90,8 +90,7 @@ class Recent:
                 ErrorCode.CONFLICT, "this message_id was used for another command", reason="message_id_reused"
             )
         if refused:
-            info = ErrorInfo.model_validate_json(text)
-            return BusError(info.code, info.message, **info.details)
+            return BusError.of(ErrorInfo.model_validate_json(text))
         outcome = TableResult.model_validate_json(text)
         if had_view and current_view is not None:
             return outcome.model_copy(update={"view": current_view()})
@@ -101,7 +100,7 @@ class Recent:
         if isinstance(outcome, BusError):
             if recovery.retryable(outcome):
                 return
-            text = ErrorInfo(code=outcome.code, message=outcome.message, details=outcome.details).model_dump_json()
+            text = outcome.info().model_dump_json()
             kept = (text, False, True)
         else:
             kept = (outcome.model_dump_json(exclude={"view"}), outcome.view is not None, False)
