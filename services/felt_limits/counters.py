@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, date
 from typing import Any
 
@@ -29,13 +30,24 @@ def session_key(event: TransferEvent) -> str:
 COUNTED = {TransferKind.BUY_IN, TransferKind.COMMIT, TransferKind.CASH_OUT}
 
 
-async def apply_events(engine: AsyncEngine, clock: Clock, events: list[TransferEvent]) -> list[TransferEvent]:
+@dataclass
+class Counted:
+    """What a batch added to the counters: the events that were new, the (buy-in, wager) added
+    to each daily row, and each touched session's row of deltas (`bought_in`, `cashed_out`,
+    `wager`, `hands`, `closed`) as `store.add_sessions` wrote it."""
+
+    fresh: list[TransferEvent] = field(default_factory=list)
+    days: dict[tuple[str, str, date], tuple[int, int]] = field(default_factory=dict)
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+async def apply_events(engine: AsyncEngine, clock: Clock, events: list[TransferEvent]) -> Counted:
     """Apply a batch of events in ONE transaction and a handful of statements (each id at most
-    once, also within the batch; deltas summed per counter row first); the events that were new. All or
+    once, also within the batch; deltas summed per counter row first); what it added. All or
     nothing: a failure applies none, and the batch is redelivered."""
     firsts = list({e.event_id: e for e in reversed(events)}.values())[::-1]  # first of each id, in order
     if not firsts:
-        return []
+        return Counted()
     async with engine.begin() as conn:
         fresh_ids = await store.mark_events(conn, [(e.event_id, e.kind.value) for e in firsts], clock.now())
         fresh = [e for e in firsts if e.event_id in fresh_ids]
@@ -80,4 +92,4 @@ async def apply_events(engine: AsyncEngine, clock: Clock, events: list[TransferE
                 sessions[sid]["hands"] += 1
         if sessions:
             await store.add_sessions(conn, list(sessions.values()))
-    return fresh
+    return Counted(fresh, days, sessions)

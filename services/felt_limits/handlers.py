@@ -32,8 +32,7 @@ from felt_contracts.limits import (
     LimitsState,
     SessionEnded,
 )
-from felt_contracts.wallet import TransferEvent, TransferKind
-from felt_limits.counters import apply_events
+from felt_contracts.wallet import TransferEvent
 from felt_limits.policy import Limits
 from felt_runtime.bus import declare_contract, responder
 
@@ -93,7 +92,4 @@ def register(broker: NatsBroker, limits: Limits) -> None:
                 events.append(TransferEvent.model_validate_json(body))
             except ValidationError as exc:  # a poison message is dropped (acked), not retried forever
                 log.error("malformed transfer event dropped", extra={"errors": str(exc)[:500]})
-        for event in await apply_events(limits.engine, limits.clock, events):  # raising: nack, redelivered later
-            limits.holds.counted(event.kind, event.account_id, event.amount)  # its hold is no longer needed
-            if event.kind is TransferKind.COMMIT and event.hand_id:
-                limits.holds.hand_counted(event.account_id, event.hand_id)
+        await limits.count(events)  # raising: nack, redelivered later

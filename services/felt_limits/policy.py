@@ -36,9 +36,12 @@ from felt_contracts.limits import (
     SessionEnded,
     SessionState,
 )
+from felt_contracts.wallet import TransferEvent, TransferKind
 from felt_limits import store
 from felt_limits.clock import Clock, utc
+from felt_limits.counters import apply_events
 from felt_limits.holds import Holds
+from felt_limits.read_cache import ReadCache
 from felt_limits.settings import LimitsSettings
 from felt_runtime.bus import BusError
 from felt_runtime.db import LoopReader
@@ -110,6 +113,7 @@ class Limits:
         self.settings = settings
         self.defaults = settings.defaults()
         self.holds = Holds(settings.hold_seconds)
+        self.cache = ReadCache()  # what checks read, kept in step with every write below
         # a check's rows: in the loop's thread on SQLite (felt_runtime.db.LoopReader)
         self.reader = LoopReader(engine, "the check's read")
 
@@ -184,14 +188,19 @@ class Limits:
         }
         keys = [(scope.value, scope_id) for scope, scope_id, _ in scopes]
         counted = list(dict.fromkeys((c.value, i) for _, _, (c, i) in scopes))
-        statement, params = store.check_query(  # one statement, of only what this kind needs
+        shape = (  # only what this kind needs
             keys,
             counted,
             day if DAILY_LIMITS & wants.keys() else None,
             req.session_id if req.session_id and SESSION_LIMITS & wants.keys() else None,
-            exposure=LimitName.RESERVED_EXPOSURE in wants,
+            LimitName.RESERVED_EXPOSURE in wants,
         )
-        reads = store.check_reads(keys, await self.reader.all(statement, params))
+        reads = self.cache.reads(*shape)
+        if reads is None:  # one statement, kept if no write overlapped it
+            generation = self.cache.generation
+            statement, params = store.check_query(*shape)
+            reads = store.check_reads(keys, await self.reader.all(statement, params))
+            self.cache.learn(generation, *shape, reads)
         for scope, scope_id, _ in scopes:
             if (scope.value, scope_id) in reads.frozen:
                 raise BusError(
@@ -301,50 +310,70 @@ class Limits:
     async def set_cap(self, req: LimitsSetCap, subject: str) -> CapChange:
         now = self.clock.now()
         defaults = self.defaults if req.scope is Scope.OWNER else {}
-        async with self.engine.begin() as conn:
-            # decided with the write: a `lower_only` caller cannot raise between a read and a write
-            await store.lock_cap(conn, req.scope.value, req.scope_id, req.limit.value, defaults.get(req.limit), now)
-            if (prior := await self._once(conn, subject, req, CapChange)) is not None:
-                return prior
-            rows = await store.get_caps(conn, req.scope.value, req.scope_id)
-            current = effective(rows.get(req.limit.value), defaults.get(req.limit), now).value
-            if req.lower_only and _higher(req.cap, current):
-                raise BusError(  # rolls the transaction back
-                    ErrorCode.FORBIDDEN,
-                    "an agent may lower caps; raising one needs the owner's login token",
-                    reason="raise_needs_owner",
-                    limit=req.limit.value,
-                    cap=current,
-                )
-            cooloff = timedelta(seconds=self.settings.raise_cooloff_seconds)
-            if _higher(req.cap, current) and cooloff > timedelta(0):
-                at = now + cooloff
-                await store.put_cap(conn, req.scope.value, req.scope_id, req.limit.value, current, req.cap, at, now)
-                cap, applied = Cap(current, req.cap, at), False
-            else:  # lower, equal, or no cool-off configured: in force now, any pending raise dropped
-                await store.put_cap(conn, req.scope.value, req.scope_id, req.limit.value, req.cap, None, None, now)
-                cap, applied = Cap(req.cap), True
-            # a credential has no counters of its own: its `used` shows in LIMITS_GET (with its participant)
-            usage = await self._usage(conn, req.scope, req.scope_id, self.today(now), None)
-            result = CapChange(applied=applied, state=self._cap_state(req.limit, cap, usage.of(req.limit)))
-            await self._remember(conn, subject, req, result)
+        with self.cache.writing():
+            async with self.engine.begin() as conn:
+                # decided with the write: a `lower_only` caller cannot raise between a read and a write
+                await store.lock_cap(conn, req.scope.value, req.scope_id, req.limit.value, defaults.get(req.limit), now)
+                if (prior := await self._once(conn, subject, req, CapChange)) is not None:
+                    return prior
+                rows = await store.get_caps(conn, req.scope.value, req.scope_id)
+                current = effective(rows.get(req.limit.value), defaults.get(req.limit), now).value
+                if req.lower_only and _higher(req.cap, current):
+                    raise BusError(  # rolls the transaction back
+                        ErrorCode.FORBIDDEN,
+                        "an agent may lower caps; raising one needs the owner's login token",
+                        reason="raise_needs_owner",
+                        limit=req.limit.value,
+                        cap=current,
+                    )
+                cooloff = timedelta(seconds=self.settings.raise_cooloff_seconds)
+                if _higher(req.cap, current) and cooloff > timedelta(0):
+                    at = now + cooloff
+                    await store.put_cap(conn, req.scope.value, req.scope_id, req.limit.value, current, req.cap, at, now)
+                    cap, applied = Cap(current, req.cap, at), False
+                else:  # lower, equal, or no cool-off configured: in force now, any pending raise dropped
+                    await store.put_cap(conn, req.scope.value, req.scope_id, req.limit.value, req.cap, None, None, now)
+                    cap, applied = Cap(req.cap), True
+                # a credential has no counters of its own: its `used` shows in LIMITS_GET (with its participant)
+                usage = await self._usage(conn, req.scope, req.scope_id, self.today(now), None)
+                result = CapChange(applied=applied, state=self._cap_state(req.limit, cap, usage.of(req.limit)))
+                await self._remember(conn, subject, req, result)
+            self.cache.scope_changed(req.scope.value, req.scope_id)
         return result
 
     async def freeze(self, req: LimitsFreeze, subject: str) -> FreezeState:
         now = self.clock.now()
-        async with self.engine.begin() as conn:
-            if (prior := await self._once(conn, subject, req, FreezeState)) is not None:
-                return prior
-            await store.put_freeze(conn, req.scope.value, req.scope_id, req.frozen, req.reason, now)
-            result = FreezeState(scope=req.scope, scope_id=req.scope_id, frozen=req.frozen, reason=req.reason)
-            await self._remember(conn, subject, req, result)
+        with self.cache.writing():
+            async with self.engine.begin() as conn:
+                if (prior := await self._once(conn, subject, req, FreezeState)) is not None:
+                    return prior
+                await store.put_freeze(conn, req.scope.value, req.scope_id, req.frozen, req.reason, now)
+                result = FreezeState(scope=req.scope, scope_id=req.scope_id, frozen=req.frozen, reason=req.reason)
+                await self._remember(conn, subject, req, result)
+            self.cache.scope_changed(req.scope.value, req.scope_id)
         return result
 
     async def end_session(self, req: LimitsSessionEnd, subject: str) -> SessionEnded:
-        async with self.engine.begin() as conn:
-            if (prior := await self._once(conn, subject, req, SessionEnded)) is not None:
-                return prior
-            await store.close_session(conn, req.session_id)
-            result = SessionEnded(session_id=req.session_id, closed=True)
-            await self._remember(conn, subject, req, result)
+        with self.cache.writing():
+            async with self.engine.begin() as conn:
+                if (prior := await self._once(conn, subject, req, SessionEnded)) is not None:
+                    return prior
+                await store.close_session(conn, req.session_id)
+                result = SessionEnded(session_id=req.session_id, closed=True)
+                await self._remember(conn, subject, req, result)
+            self.cache.session_closed(req.session_id)
         return result
+
+    # --- counters -----------------------------------------------------------------------------
+    async def count(self, events: list[TransferEvent]) -> list[TransferEvent]:
+        """Apply a batch of wallet transfers to the counters (counters.apply_events; raising:
+        nothing applied), then to the cache, then release the holds they no longer need (in
+        that order: a check never misses what a hold stood for); the events that were new."""
+        with self.cache.writing():
+            batch = await apply_events(self.engine, self.clock, events)
+            self.cache.counted(batch)
+        for event in batch.fresh:
+            self.holds.counted(event.kind, event.account_id, event.amount)
+            if event.kind is TransferKind.COMMIT and event.hand_id:
+                self.holds.hand_counted(event.account_id, event.hand_id)
+        return batch.fresh

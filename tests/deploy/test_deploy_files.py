@@ -175,6 +175,8 @@ def test_autoscalers_nats_cluster_and_databases(rendered: tuple[str, list[dict],
     sets, services = _kinds(docs, "StatefulSet"), _kinds(docs, "Service")
     nats = sets["nats"]
     assert nats["spec"]["replicas"] == 3
+    limits = _kinds(docs, "Deployment")["felt-limits"]["spec"]  # holds and read copy are one process's
+    assert limits["replicas"] == 1 and limits["strategy"] == {"type": "Recreate"}
     conf = _kinds(docs, "ConfigMap")
     nats_conf = next(c for n, c in conf.items() if n.startswith("nats-config"))["data"]["nats.conf"]
     assert "jetstream" in nats_conf and nats_conf.count("nats-headless:6222") == 3

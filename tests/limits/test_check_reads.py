@@ -74,6 +74,7 @@ async def test_a_check_is_one_statement_that_reads_every_table(database_url: str
             sa.event.listen(limits.reader.sync, "before_cursor_execute", lambda *a: statements.append(a[2]))
 
         def ask(kind: CheckKind, amount: int | None = None) -> LimitsCheck:
+            limits.cache.clear()  # each check on an empty copy (read_cache.py): what the database gives
             return LimitsCheck(kind=kind, owner_id=owner, participant_id=participant, session_id=session, amount=amount)
 
         statements.clear()
@@ -89,7 +90,7 @@ async def test_a_check_is_one_statement_that_reads_every_table(database_url: str
             await limits.check(ask(CheckKind.WAGER, amount=35))
         assert over.value.code is ErrorCode.LIMIT_EXCEEDED and over.value.details["used"] == 6
 
-        async with engine.begin() as conn:
+        async with engine.begin() as conn:  # written behind limits' back: seen by a check on an empty copy
             await conn.execute(
                 sa.insert(store.freezes),
                 [dict(scope="owner", scope_id=owner, frozen=True, reason="a break", updated_at=now)],
@@ -155,6 +156,7 @@ async def test_a_check_on_a_locked_sqlite_file_waits_on_the_async_driver_not_in_
     owner = new_id()
     check = LimitsCheck(kind=CheckKind.BUY_IN, owner_id=owner, participant_id=f"{owner}-p", amount=5)
     await limits.check(check)
+    limits.cache.clear()  # the next check reads the database (read_cache.py)
     await engine.dispose()  # no connection open: the locker's exclusive lock takes the whole file
     assert limits.reader.sync is not None
     limits.reader.sync.dispose()
