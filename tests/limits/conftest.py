@@ -36,6 +36,33 @@ DEFAULTS = {
 START = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 
 
+def transfer_event(
+    kind: TransferKind,
+    amount: int,
+    *,
+    owner: str,
+    account: str,
+    session: str | None = None,
+    hand: str | None = None,
+    at: datetime | None = None,
+    event_id: str | None = None,
+) -> TransferEvent:
+    """A wallet transfer event as limits receives it (at table `t1`; now, unless `at`)."""
+    eid = event_id or uuid.uuid4().hex
+    return TransferEvent(
+        event_id=eid,
+        transfer_id=eid,
+        kind=kind,
+        account_id=account,
+        owner_id=owner,
+        session_id=session,
+        table_id="t1",
+        hand_id=hand,
+        amount=amount,
+        at=at or datetime.now(UTC),
+    )
+
+
 @dataclass
 class FakeClock:
     """The limits service reads "now" from this file on every request."""
@@ -76,31 +103,9 @@ class Wallet:
         headers = {"Nats-Msg-Id": event.event_id if msg_id == "same" else msg_id} if msg_id else None
         await self.js.publish(subjects.WALLET_TRANSFER_EVENTS, event.model_dump_json().encode(), headers=headers)
 
-    async def send(
-        self,
-        kind: TransferKind,
-        amount: int,
-        *,
-        owner: str,
-        account: str,
-        session: str | None = None,
-        hand: str | None = None,
-        at: datetime | None = None,
-        event_id: str | None = None,
-    ) -> TransferEvent:
-        eid = event_id or uuid.uuid4().hex
-        event = TransferEvent(
-            event_id=eid,
-            transfer_id=eid,
-            kind=kind,
-            account_id=account,
-            owner_id=owner,
-            session_id=session,
-            table_id="t1",
-            hand_id=hand,
-            amount=amount,
-            at=at or self.clock.now(),
-        )
+    async def send(self, kind: TransferKind, amount: int, **fields: Any) -> TransferEvent:
+        """Publish a `transfer_event` (stamped with the test's clock unless `at` is given)."""
+        event = transfer_event(kind, amount, **{"at": self.clock.now(), **fields})
         await self.publish(event)
         return event
 

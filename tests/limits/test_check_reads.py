@@ -25,21 +25,11 @@ from felt_limits.policy import Limits
 from felt_limits.settings import LimitsSettings
 from felt_runtime.bus import BusError
 from felt_runtime.db import create_engine, migrate
+from tests.limits.conftest import transfer_event
 
 
 def event(kind: TransferKind, owner: str, session: str, amount: int, hand: str | None = None) -> TransferEvent:
-    return TransferEvent(
-        event_id=new_id(),
-        transfer_id=new_id(),
-        kind=kind,
-        account_id=f"{owner}-p",
-        owner_id=owner,
-        session_id=session,
-        table_id="t1",
-        hand_id=hand,
-        amount=amount,
-        at=datetime.now(UTC),
-    )
+    return transfer_event(kind, amount, owner=owner, account=f"{owner}-p", session=session, hand=hand)
 
 
 async def test_a_check_is_one_statement_that_reads_every_table(database_url: str) -> None:

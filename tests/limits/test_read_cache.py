@@ -32,6 +32,7 @@ from felt_limits.read_cache import ReadCache
 from felt_limits.settings import LimitsSettings
 from felt_runtime.bus import BusError
 from felt_runtime.db import create_engine, migrate
+from tests.limits.conftest import transfer_event
 
 SETTINGS = LimitsSettings(
     default_daily_buy_in=400,
@@ -54,18 +55,7 @@ async def engine(database_url: str) -> AsyncIterator[Any]:
 def transfer(
     kind: TransferKind, owner: str, account: str, session: str, amount: int, hand: str | None = None
 ) -> TransferEvent:
-    return TransferEvent(
-        event_id=new_id(),
-        transfer_id=new_id(),
-        kind=kind,
-        account_id=account,
-        owner_id=owner,
-        session_id=session,
-        table_id="t1",
-        hand_id=hand,
-        amount=amount,
-        at=datetime.now(UTC),
-    )
+    return transfer_event(kind, amount, owner=owner, account=account, session=session, hand=hand)
 
 
 async def answer(limits: Limits, req: LimitsCheck) -> tuple[str, Any]:
