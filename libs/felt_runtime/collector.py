@@ -12,9 +12,13 @@ generation holds every pending long-poll, socket receive and table outcome made 
 times a minute, and every action in flight waits it out. Almost all of a service's garbage is
 freed by reference counting as it goes; what only the collector frees (cycles: a closed HTTP
 connection's protocol and parser, an exception's traceback) is well under a MB a minute in steady
-play (docs/benchmarks.md, "The collector paced by the service"), collected on the next round. The
-price: a full collection walks every live object, one longer pause per round (0.6-0.7 s in the
-gateway at 2,000 seated).
+play (docs/benchmarks.md, "The collector paced by the service"), collected on the next round.
+
+What survives a round is frozen too, so the next round walks only what was made since (a full
+collection walked every live object: 0.6-0.7 s of stopped loop in the gateway at 2,000 seated, most
+of it feeds and connections older than the last round). Cycles that form among frozen objects
+later (a long-lived connection closed) wait for every `THOROUGH_EVERY`-th round, which unfreezes
+everything and walks it all once.
 
 `FELT_GC_FULL_SECONDS=0` keeps the automatic collector, at `GC_THRESHOLDS`.
 """
@@ -41,6 +45,8 @@ GC_THRESHOLDS = (20_000, 10, 10)
 MOST_NEW_OBJECTS = 1_000_000
 #: how often a paced collector looks at that count
 LOOK_SECONDS = 1.0
+#: every this many paced rounds one walks the frozen heap as well (start-up's and earlier survivors)
+THOROUGH_EVERY = 6
 
 
 def freeze_heap() -> None:
@@ -51,28 +57,40 @@ def freeze_heap() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-def collect() -> int:
-    """One full collection of what is not frozen, timed (`felt_gc_pause_seconds`)."""
+def collect(thorough: bool = False) -> int:
+    """One full collection of what is not frozen (`thorough`: of everything), timed
+    (`felt_gc_pause_seconds`); then what survived is frozen."""
     started = time.perf_counter()
+    if thorough:
+        gc.unfreeze()
     found = gc.collect()
+    gc.freeze()
     paused = time.perf_counter() - started
     GC_PAUSE.observe(paused)
-    log.debug("garbage collected", extra={"objects": found, "ms": round(paused * 1000, 1)})
+    GC_FROZEN.set(gc.get_freeze_count())
+    log.debug("garbage collected", extra={"objects": found, "ms": round(paused * 1000, 1), "thorough": thorough})
     return found
 
 
-async def pace(every: float, most: int = MOST_NEW_OBJECTS, look: float = LOOK_SECONDS) -> None:
+async def pace(
+    every: float,
+    most: int = MOST_NEW_OBJECTS,
+    look: float = LOOK_SECONDS,
+    thorough_every: int = THOROUGH_EVERY,
+) -> None:
     """With the automatic collector off, collect every `every` seconds, or once `most` objects more
-    are tracked than after the last collection. Turns the automatic collector back on when
-    cancelled (the service stops)."""
+    are tracked than after the last collection; every `thorough_every`-th round walks the frozen
+    heap too. Turns the automatic collector back on when cancelled (the service stops)."""
     loop = asyncio.get_running_loop()
     gc.disable()
     try:
         due = loop.time() + every
+        rounds = 0
         while True:
             await asyncio.sleep(max(0.0, min(look, due - loop.time())))
             if loop.time() >= due or gc.get_count()[0] > most:
-                collect()
+                rounds += 1
+                collect(thorough=rounds % thorough_every == 0)
                 due = loop.time() + every
     finally:
         gc.enable()

@@ -88,3 +88,33 @@ def test_a_pile_of_new_objects_is_collected_before_the_clock() -> None:
         pacing.cancel()
 
     asyncio.run(run())
+
+
+@pytest.mark.usefixtures("collector_restored")
+def test_a_rounds_survivors_are_frozen_and_their_later_cycles_wait_for_a_thorough_round() -> None:
+    """A round walks only what was made since the last one (its survivors are frozen); cycles
+    that form among frozen objects afterwards are collected by the next thorough round."""
+
+    async def run() -> None:
+        async def rounds(n: int) -> None:  # wait until n more rounds have run
+            target = _pauses() + n
+            while _pauses() < target:
+                await asyncio.sleep(0.01)
+
+        pacing = asyncio.create_task(pace(0.2, look=0.01, thorough_every=3))
+        kept = [Node() for _ in range(20_000)]  # alive across round 1: frozen by it
+        await rounds(1)
+        frozen = gc.get_freeze_count()
+        assert frozen >= 20_000
+        dropped = [weakref.ref(n) for n in kept]
+        del kept  # now cyclic garbage among frozen objects
+        fresh = [_cycle() for _ in range(5_000)]  # new cycles: any round collects them
+        await rounds(1)
+        assert all(c() is None for c in fresh), "a round collects what was made since the last one"
+        assert all(d() is not None for d in dropped), "a plain round walked the frozen survivors"
+        await rounds(1)  # round 3: thorough
+        assert all(d() is None for d in dropped), "the thorough round left cycles among frozen objects"
+        assert gc.get_freeze_count() >= len(dropped)  # and froze what was left alive again
+        pacing.cancel()
+
+    asyncio.run(run())
