@@ -32,7 +32,7 @@ run: $(ENGINE)
 # three workers on two cores: with two, the cores were idle a third of the time (141% CPU of
 # 200%: services starting, tests waiting on the room); 898 s -> 757 s on one machine
 test: $(ENGINE)
-	$(BIN)/python -m pytest -n 3 --dist loadgroup --no-loadscope-reorder
+	$(BIN)/python -m pytest -n 3 --dist loadgroup --no-loadscope-reorder --durations=15
 
 lint: $(STAMP)
 	$(BIN)/ruff check libs services tests benchmarks tools
