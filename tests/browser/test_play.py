@@ -291,9 +291,15 @@ def test_explicit_start_pot_limit_bounds_and_the_time_bank(people, new_table):
         p.sign_up()
         p.open_table(table)
         p.sit_down()
-    for p in pair:  # nothing is dealt until both are ready
+    said = (  # the first to press waits (the table refuses the start but keeps the seat ready: no error shown)
+        "Ready: the hand is dealt as soon as another player is ready.",
+        "The hand is dealt.",  # the second deals it
+    )
+    for p, notice in zip(pair, said, strict=True):  # nothing is dealt until both are ready
         expect(p.page.locator(".centre .street")).to_have_text("Waiting for the next hand")
         p.page.get_by_role("button", name="ready: deal the next hand").click()
+        expect(p.page.locator("#toast")).to_have_text(notice)
+        expect(p.page.locator("#toast")).to_have_attribute("data-kind", "ok")
     actor = whose_turn(*pair)
     amount = actor.page.get_by_label("bet amount")
     expect(amount).to_have_attribute("max", "6")  # pot limit: call 1, then the pot of 4 on top of the 2

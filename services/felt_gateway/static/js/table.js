@@ -154,7 +154,12 @@ export class TableScreen {
       if (done) this.notify(typeof done === "function" ? done(answer) : done, "ok");
       this.onMoney();
     } catch (err) {
-      this.notify(err.message || "Refused.", "error");
+      if (frame.type === "start" && err.details?.reason === "not_enough_ready") {
+        // the table marked the seat ready and deals once another seat is: not a failure
+        this.notify("Ready: the hand is dealt as soon as another player is ready.", "ok");
+      } else {
+        this.notify(err.message || "Refused.", "error");
+      }
     } finally {
       this.seatShape = null; // the seat's controls redrawn from the table, whatever it answered (a refused toggle)
       if (this.view) this.render();
@@ -212,7 +217,7 @@ export class TableScreen {
       // explicit tables: "Deal" between hands; while one runs, a seat not ready yet may ask to be dealt in next
       if (deal) {
         const label = me.ready ? "Ready ✓" : idle ? "Deal" : "Deal me in";
-        const said = idle ? "Ready: the hand starts when another player is ready too." : "Ready: you are dealt in from the next hand.";
+        const said = idle ? "The hand is dealt." : "Ready: you are dealt in from the next hand.";
         items.push(h("button", { id: "deal", class: "primary", "aria-label": "ready: deal the next hand", onclick: () => this.run({ type: "start" }, said) }, label));
       }
       if (view.canShow) {
