@@ -148,18 +148,16 @@ export class TableScreen {
     return answer;
   }
 
-  async run(frame, done) {
+  /** Send `frame`; `done` says what to tell on success, `kept(err)` what to tell for a refusal
+   *  that is no failure (null: the refusal is shown as an error). */
+  async run(frame, done, kept = () => null) {
     try {
       const answer = await this.command(frame);
       if (done) this.notify(typeof done === "function" ? done(answer) : done, "ok");
       this.onMoney();
     } catch (err) {
-      if (frame.type === "start" && err.details?.reason === "not_enough_ready") {
-        // the table marked the seat ready and deals once another seat is: not a failure
-        this.notify("Ready: the hand is dealt as soon as another player is ready.", "ok");
-      } else {
-        this.notify(err.message || "Refused.", "error");
-      }
+      const said = kept(err);
+      this.notify(said ?? (err.message || "Refused."), said ? "ok" : "error");
     } finally {
       this.seatShape = null; // the seat's controls redrawn from the table, whatever it answered (a refused toggle)
       if (this.view) this.render();
@@ -218,7 +216,9 @@ export class TableScreen {
       if (deal) {
         const label = me.ready ? "Ready ✓" : idle ? "Deal" : "Deal me in";
         const said = idle ? "The hand is dealt." : "Ready: you are dealt in from the next hand.";
-        items.push(h("button", { id: "deal", class: "primary", "aria-label": "ready: deal the next hand", onclick: () => this.run({ type: "start" }, said) }, label));
+        // alone: the table refuses the start but keeps the seat ready, and deals once another seat is
+        const waiting = (err) => err.details?.reason === "not_enough_ready" ? "Ready: the hand is dealt as soon as another player is ready." : null;
+        items.push(h("button", { id: "deal", class: "primary", "aria-label": "ready: deal the next hand", onclick: () => this.run({ type: "start" }, said, waiting) }, label));
       }
       if (view.canShow) {
         items.push(h("button", { id: "show", "aria-label": "show your cards", onclick: () => this.run({ type: "show", handId: hand.handId }, "You showed your cards.") }, "Show cards"));
