@@ -314,6 +314,7 @@ def serve(name: str, make: Callable[[Settings], tuple[Any, ServiceContext | None
                 log_config=None,
                 lifespan="on",
                 timeout_keep_alive=settings.http_keep_alive_seconds,
+                ws_per_message_deflate=settings.http_ws_compression,
             ),
         )
         log.info("starting", extra={"port": port})

@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     # (httpx 5 s, aiohttp 15 s, a load balancer's 60 s); uvicorn's own 5 s raced httpx's, whose
     # next request then met the closing socket (a reset, in a burst of joins at 960 seated)
     http_keep_alive_seconds: int = Field(default=75, ge=1, le=3600)
+    # per-message deflate on WebSockets (the gateway's): off, because a frame is ~500 bytes of
+    # JSON (~0.6 KB/s per seated player) while the compressor cost the gateway 7% of its CPU per
+    # action and half its memory per socket (94 -> 47 KB) at 2,000 seated (docs/benchmarks.md)
+    http_ws_compression: bool = False
     # the process's CPU priority (Unix nice, applied at start): on one host, the services mostly off
     # the action's path give way to those on it when the cores are busy (`catalog.NICE`, `felt up`)
     nice: int = Field(default=0, ge=0, le=19)
