@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from felt_runtime import infra
 from felt_wallet.store import hands as wallet_hands, transfers
+from tests.support.gateway import socket_url
 from tests.support.services import ServiceProcess, ServiceRunner
 from tests.table.money import stacks_vs_reserves, view
 from tests.wallet.conftest import check_invariants
@@ -241,7 +242,7 @@ class Watcher:
     async def run(self) -> None:
         while not self.stopping:
             try:
-                url = self.room.gateway_url.replace("http://", "ws://") + "/ws?token=" + self.token
+                url = socket_url(self.room.gateway_url) + "?token=" + self.token
                 async with websockets.connect(url, open_timeout=5, max_size=2**22) as ws:
                     sub: dict[str, Any] = {"type": "subscribe", "tableId": self.table_id}
                     if self.last_seq:

@@ -2,8 +2,8 @@
 
 A client offers per-message deflate (browsers and the `websockets` library do by default); the
 gateway declines it by default — its frames are ~500 bytes of JSON, and the compressor cost the
-gateway 7% of its CPU per action and half its memory per socket at 2,000 seated (docs/benchmarks.md) — and
-accepts it when the setting is on. Either way the socket works."""
+gateway 7% of its CPU per action and half its memory per socket at 2,000 seated
+(docs/benchmarks.md) — and accepts it when the setting is on. Either way the socket works."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import websockets
 
 from felt_runtime.settings import Settings
-from tests.support.gateway import Stack
+from tests.support.gateway import Stack, socket_url
 from tests.support.services import ServiceRunner
 
 EXTENSIONS = "Sec-WebSocket-Extensions"
@@ -37,5 +37,5 @@ async def test_a_socket_offering_deflate_is_not_compressed_by_default(stack: Sta
 
 async def test_an_operator_can_turn_compression_on(services: ServiceRunner) -> None:
     gateway = services.start("gateway", felt_http_ws_compression="true")
-    negotiated = await _negotiated(gateway.url.replace("http://", "ws://") + "/ws")
+    negotiated = await _negotiated(socket_url(gateway.url))
     assert negotiated is not None and negotiated.startswith("permessage-deflate")

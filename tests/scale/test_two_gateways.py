@@ -11,7 +11,7 @@ import httpx
 from faststream.nats import NatsBroker
 
 from tests.gateway.conftest import READY_SECONDS, extra_env, running_stack
-from tests.support.gateway import create_table, sign_up
+from tests.support.gateway import create_table, sign_up, socket_url
 from tests.gateway.test_fanout import Socket
 
 #: long enough that a declared disconnect would be seen, short against the table's grace (10 s)
@@ -29,7 +29,7 @@ async def test_presence_spans_gateways_and_a_socket_resumes_on_the_other_one(
     with running_stack(nats_url, redis_url, tmp_path, db) as stack:
         second = stack.runner.start("gateway", database_url=db, ready=False, **extra_env("gateway"))
         second.wait_ready(READY_SECONDS)
-        ws1, ws2 = stack.ws_url, second.url.replace("http://", "ws://") + "/ws"
+        ws1, ws2 = stack.ws_url, socket_url(second.url)
         broker = NatsBroker(nats_url)
         await broker.connect()
         socks: list[Socket] = []

@@ -15,6 +15,11 @@ from felt_runtime.bus import call
 from tests.support.services import ServiceProcess, ServiceRunner
 
 
+def socket_url(http_url: str) -> str:
+    """The gateway's WebSocket address, from its HTTP one."""
+    return http_url.replace("http://", "ws://") + "/ws"
+
+
 @dataclass
 class Stack:
     gateway: ServiceProcess
@@ -28,7 +33,7 @@ class Stack:
 
     @property
     def ws_url(self) -> str:
-        return self.gateway.url.replace("http://", "ws://") + "/ws"
+        return socket_url(self.gateway.url)
 
     def has(self, name: str) -> bool:
         return name in self.procs
