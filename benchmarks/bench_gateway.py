@@ -108,7 +108,7 @@ def start_stack(tmp: Path, nice: bool = False) -> tuple[Stack, list[infra.Server
     that room; the zero-think-time benchmarks measure the services at equal priority)."""
     nats_srv = infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log")
     valkey = infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False)
-    runner = ServiceRunner(nats_srv.url, valkey.url, tmp)
+    runner = ServiceRunner(nats_srv.url, valkey.url, tmp, forked=False)  # each service its own interpreter, as deployed
     env: dict[str, dict[str, str]] = {
         "wallet": {"felt_wallet_grant": str(10**6)},
         "table": {

@@ -341,7 +341,7 @@ def run_engine(n: int, seconds: float) -> dict[str, Any]:
 def start_stack(tmp: Path) -> tuple[ServiceRunner, dict[str, Any], list[infra.Server]]:
     nats_srv = infra.start_nats(infra.free_port(), tmp / "nats", tmp / "nats.log")
     valkey = infra.start_valkey(infra.free_port(), tmp / "valkey", tmp / "valkey.log", persist=False)
-    runner = ServiceRunner(nats_srv.url, valkey.url, tmp)
+    runner = ServiceRunner(nats_srv.url, valkey.url, tmp, forked=False)  # each service its own interpreter, as deployed
     env = {
         "wallet": {"felt_wallet_grant": str(10**6)},
         "table": {"felt_table_default_tables": "false", "felt_table_turn_seconds": "30"},

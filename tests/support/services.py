@@ -1,12 +1,16 @@
-"""Start Felt services as real subprocesses against the test servers, wait for health,
-and tear them down. End-to-end and crash tests use this."""
+"""Start Felt services as real processes against the test servers, wait for health,
+and tear them down. End-to-end and crash tests use this. Each is `python -m felt_<name>` forked
+from a process that has imported the services already (tests/support/forkserver.py)."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +19,17 @@ import httpx
 import psutil
 
 from felt_runtime import infra
+from tests.support.forkserver import ForkedProcess, ForkServer
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+@functools.cache
+def fork_server() -> ForkServer:
+    """This test process's fork server (tests/support/forkserver.py), started on first use."""
+    server = ForkServer(Path(tempfile.mkdtemp(prefix="felt-forkserver-")))
+    atexit.register(server.close)
+    return server
 
 
 @dataclass
@@ -26,7 +39,8 @@ class ServiceProcess:
     env: dict[str, str]
     log: Path
     module: str = ""
-    process: subprocess.Popen | None = None
+    forked: bool = True  # from the fork server; False: exec'd, as in production (the benchmarks)
+    process: ForkedProcess | subprocess.Popen | None = None
     logged: int = 0  # the log's size when the process was last started
 
     @property
@@ -35,13 +49,17 @@ class ServiceProcess:
 
     def start(self) -> None:
         self.logged = self.log.stat().st_size if self.log.exists() else 0
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", self.module or f"felt_{self.name}"],
-            env=self.env,
-            cwd=REPO,
-            stdout=self.log.open("ab"),
-            stderr=subprocess.STDOUT,
-        )
+        module = self.module or f"felt_{self.name}"
+        if self.forked:
+            self.process = fork_server().spawn(module, self.env, REPO, self.log)
+        else:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", module],
+                env=self.env,
+                cwd=REPO,
+                stdout=self.log.open("ab"),
+                stderr=subprocess.STDOUT,
+            )
 
     def wait_ready(self, timeout: float = 30.0) -> None:
         """Until its `/readyz` answers 200 from its own process. `free_port()` is free only when
@@ -107,6 +125,7 @@ class ServiceRunner:
     nats_url: str
     redis_url: str
     workdir: Path
+    forked: bool = True
     running: list[ServiceProcess] = field(default_factory=list)
 
     def start(
@@ -123,7 +142,7 @@ class ServiceRunner:
         )
         env.update({k.upper(): v for k, v in extra_env.items()})
         log = self.workdir / f"{name}-{len(self.running)}.log"
-        proc = ServiceProcess(name, int(env["FELT_HTTP_PORT"]), env, log, module=module)
+        proc = ServiceProcess(name, int(env["FELT_HTTP_PORT"]), env, log, module=module, forked=self.forked)
         proc.start()
         self.running.append(proc)
         if ready:
