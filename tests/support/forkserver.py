@@ -74,6 +74,7 @@ class ForkServer:
             stdout=subprocess.PIPE,
             stderr=(workdir / "forkserver.log").open("ab"),
             env=dict(os.environ, PYTHONUNBUFFERED="1"),
+            cwd=Path(__file__).resolve().parents[2],  # where `tests` is a package
             text=True,
         )
 
