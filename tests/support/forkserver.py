@@ -15,6 +15,7 @@ env, cwd, log), the child's pid and its exit-file name a line on stdout.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -112,6 +113,8 @@ def _run_child(request: dict[str, str]) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
+    with contextlib.suppress(OSError):  # Linux: `ps -o comm`, `top` and `pgrep felt_` show the service
+        Path("/proc/self/comm").write_text(request["module"][:15])
     sys.argv = [request["module"]]
     runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
     sys.exit(0)

@@ -6,6 +6,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.support.services import fork_server
@@ -25,6 +26,7 @@ def test_a_killed_child_reports_the_signal_like_popen(tmp_path: Path) -> None:
     with pytest.raises(subprocess.TimeoutExpired):
         child.wait(0.3)
     assert child.poll() is None
+    assert psutil.Process(child.pid).name() == PROBE[:15]  # what `ps`, `top` and `pgrep` show
     child.kill()
     assert child.wait(30) == -signal.SIGKILL
     child.kill()  # a process that is gone is not signalled again (its pid may be another's by now)
