@@ -10,7 +10,8 @@ status comes back through a file the server writes when it reaps it (the test pr
 its parent, so it cannot wait for it).
 
 Run as `python -m tests.support.forkserver DIR`: one request a line on stdin (JSON: module,
-env, cwd, log), the child's pid and its exit-file name a line on stdout.
+env, cwd, log); on stdout `"ready"` once every service is imported, then the child's pid and its
+exit-file name a line per request.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -78,17 +80,22 @@ class ForkServer:
             cwd=Path(__file__).resolve().parents[2],  # where `tests` is a package
             text=True,
         )
+        self._answer()  # "ready": every service imported
+
+    def _answer(self) -> Any:
+        assert self.server.stdout is not None
+        line = self.server.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the fork server exited:\n{(self.workdir / 'forkserver.log').read_text()[-3000:]}")
+        return json.loads(line)
 
     def spawn(self, module: str, env: dict[str, str], cwd: Path, log: Path) -> ForkedProcess:
         request = {"module": module, "env": env, "cwd": str(cwd), "log": str(log)}
         with self.lock:
-            assert self.server.stdin is not None and self.server.stdout is not None
+            assert self.server.stdin is not None
             self.server.stdin.write(json.dumps(request) + "\n")
             self.server.stdin.flush()
-            line = self.server.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the fork server exited:\n{(self.workdir / 'forkserver.log').read_text()[-3000:]}")
-        pid, exit_file = json.loads(line)
+            pid, exit_file = self._answer()
         return ForkedProcess(pid, Path(exit_file), args=module)
 
     def close(self) -> None:
@@ -127,8 +134,8 @@ def _serve(workdir: Path) -> None:
 
     for name in catalog.installed():
         importlib.import_module(f"felt_{name}.app")
-    importlib.import_module("felt_runtime.service")
-    importlib.import_module("felt_runtime.migrate")
+    sys.stdout.write(json.dumps("ready") + "\n")
+    sys.stdout.flush()
     exit_files: dict[int, Path] = {}
 
     def reap(_signum: int, _frame: object) -> None:
