@@ -4,12 +4,17 @@ a restart with another value brings the existing stream to it."""
 
 from __future__ import annotations
 
+import asyncio
+import signal
+
 import nats
 import pytest
 from nats.js.api import StreamConfig
 from nats.js.errors import NotFoundError
 
 from felt_contracts import subjects
+from felt_runtime import infra
+from felt_runtime.streams import TABLE_SEATS, WALLET_EVENTS, declare, ensure
 
 
 async def max_age(nats_url: str, stream: str) -> float:
@@ -49,3 +54,29 @@ async def test_the_table_retires_the_stream_that_stored_every_event(services, na
         assert seats.config.subjects == [subjects.TABLE_SEAT_CHANGES_ALL]
     finally:
         await nc.close()
+
+
+async def test_a_starting_service_asks_a_stalled_jetstream_again(tmp_path) -> None:
+    """A JetStream that does not answer in time while the room starts (here a real NATS paused
+    with SIGSTOP across two request timeouts, as a starved server is) is asked again: the
+    reader's and the owner's first requests wait for it instead of failing the start."""
+    server = infra.start_nats(infra.free_port(), tmp_path / "nats", tmp_path / "nats.log")
+    nc = await nats.connect(server.url)
+    try:
+        js = nc.jetstream(timeout=0.3)
+        server.process.send_signal(signal.SIGSTOP)
+        try:
+            reader = asyncio.create_task(ensure(js, TABLE_SEATS))
+            owner = asyncio.create_task(declare(js, WALLET_EVENTS))
+            await asyncio.sleep(1.0)  # more than two request timeouts
+            assert not reader.done() and not owner.done()
+        finally:
+            server.process.send_signal(signal.SIGCONT)
+        await asyncio.wait_for(asyncio.gather(reader, owner), 10)
+        assert (await js.stream_info(subjects.TABLE_SEATS_STREAM)).config.subjects == [subjects.TABLE_SEAT_CHANGES_ALL]
+        assert (await js.stream_info(subjects.WALLET_EVENTS_STREAM)).config.subjects == [
+            subjects.WALLET_TRANSFER_EVENTS
+        ]
+    finally:
+        await nc.close()
+        server.stop()
