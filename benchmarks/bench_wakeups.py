@@ -11,7 +11,8 @@ side in one run:
 - a pipe ping-pong between two processes (one byte each way), free to run on any core, and both
   pinned to one core: wall time and CPU per round trip of each side, and the ratio;
 - a NATS request/reply (600 bytes, nats-py, the room's NATS binary on 127.0.0.1) one at a time and
-  twenty in flight: CPU per round trip of the requester, the responder and nats-server.
+  twenty in flight: CPU per round trip of the requester, the responder and nats-server, and the
+  requester's share of it in user and system time and in turns of its event loop (one select each).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import asyncio
 import os
 import resource
+import selectors
 import subprocess
 import sys
 import tempfile
@@ -71,8 +73,19 @@ def ping_pong(n: int, cpu: int | None) -> tuple[float, float, float]:
     return wall / n * 1e6, mine / n * 1e6, child / n * 1e6
 
 
-async def nats_round_trips(n: int) -> list[tuple[int, float, list[float]]]:
-    """(in flight, round trips/s, [requester, responder, nats-server] CPU µs per round trip)."""
+class CountingSelector(selectors.DefaultSelector):
+    """The event loop's selector, counting its turns (each turn selects once)."""
+
+    turns = 0
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        self.turns += 1
+        return super().select(timeout)
+
+
+async def nats_round_trips(n: int, selector: CountingSelector) -> list[tuple[int, float, list[float], list[float]]]:
+    """(in flight, round trips/s, [requester, responder, nats-server] CPU µs per round trip,
+    [requester user µs, system µs, loop turns] per round trip)."""
     with tempfile.TemporaryDirectory(prefix="felt-bench-wakeups-") as tmp:
         server = infra.start_nats(infra.free_port(), Path(tmp) / "js", Path(tmp) / "nats.log")
         responder = subprocess.Popen([sys.executable, "-c", RESPONDER, server.url])
@@ -98,12 +111,19 @@ async def nats_round_trips(n: int) -> list[tuple[int, float, list[float]]]:
             for in_flight in (1, 20):
                 each = max(1, n // 10 // in_flight)
                 cpu0 = [sum(p.cpu_times()[:2]) for p in procs]
+                own0, turns0 = resource.getrusage(resource.RUSAGE_SELF), selector.turns
                 t0 = time.perf_counter()
                 await asyncio.gather(*(requests(each) for _ in range(in_flight)))
                 wall = time.perf_counter() - t0
                 total = each * in_flight
                 cpu = [(sum(p.cpu_times()[:2]) - c) / total * 1e6 for p, c in zip(procs, cpu0)]
-                rows.append((in_flight, total / wall, cpu))
+                own = resource.getrusage(resource.RUSAGE_SELF)
+                split = [
+                    (own.ru_utime - own0.ru_utime) / total * 1e6,
+                    (own.ru_stime - own0.ru_stime) / total * 1e6,
+                    (selector.turns - turns0) / total,
+                ]
+                rows.append((in_flight, total / wall, cpu, split))
             return rows
         finally:
             await nc.close()
@@ -125,12 +145,18 @@ def main() -> int:
     print(f"| **any core / one core** | **{free[0] / pinned[0]:.1f}×** | |")
     print()
     print(
-        "| NATS request/reply, 600 B | round trips/s | CPU µs / round trip: requester · responder · nats-server (sum) |"
+        "| NATS request/reply, 600 B | round trips/s | CPU µs / round trip: requester · responder · nats-server (sum)"
+        " | requester: user · system µs, loop turns |"
     )
-    print("|---|---:|---|")
-    for in_flight, rate, cpu in asyncio.run(nats_round_trips(args.round_trips)):
+    print("|---|---:|---|---|")
+    selector = CountingSelector()
+    with asyncio.Runner(loop_factory=lambda: asyncio.SelectorEventLoop(selector)) as runner:
+        rows = runner.run(nats_round_trips(args.round_trips, selector))
+    for in_flight, rate, cpu, (user, system, turns) in rows:
         parts = " · ".join(f"{c:.0f}" for c in cpu)
-        print(f"| {in_flight} in flight | {rate:,.0f} | {parts} ({sum(cpu):.0f}) |")
+        print(
+            f"| {in_flight} in flight | {rate:,.0f} | {parts} ({sum(cpu):.0f}) | {user:.0f} · {system:.0f}, {turns:.1f} |"
+        )
     return 0
 
 
