@@ -5,8 +5,6 @@ for longer, every one of a burst of joins arrives seated once the wallet is back
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 from collections.abc import Iterator
 
 import httpx
@@ -15,6 +13,7 @@ from faststream.nats import NatsBroker
 
 from tests.gateway.conftest import running_stack
 from tests.support.gateway import Stack, sign_up
+from tests.support.pausing import paused
 from tests.support.servers import nats_server, redis_server
 from tests.support.gateway import create_table
 
@@ -52,17 +51,13 @@ async def test_a_burst_of_joins_is_queued_and_served(short_stack, burst_nats) ->
     async with httpx.AsyncClient(base_url=short_stack.url, timeout=60) as http:
         owners = [await sign_up(http) for _ in range(12)]
         tables = [await create_table(broker, admission="MIXED") for _ in range(3)]
-        wallet = short_stack.procs["wallet"].process.pid
-        os.kill(wallet, signal.SIGSTOP)
-        try:
+        with paused(short_stack.procs["wallet"].process.pid):
             burst = [
                 http.post(f"/api/v2/poker/tables/{tables[k % 3]}/join", json={"buyIn": 100}, headers=o["headers"])
                 for k, o in enumerate(owners)
             ]
             pending = asyncio.gather(*burst)
             await asyncio.sleep(PAUSE)
-        finally:
-            os.kill(wallet, signal.SIGCONT)
         answers = await pending
     await broker.stop()
     assert [r.status_code for r in answers] == [200] * len(owners), [r.text for r in answers if r.status_code != 200]

@@ -5,7 +5,6 @@ a restart with another value brings the existing stream to it."""
 from __future__ import annotations
 
 import asyncio
-import signal
 
 import nats
 import pytest
@@ -15,6 +14,7 @@ from nats.js.errors import NotFoundError
 from felt_contracts import subjects
 from felt_runtime import infra
 from felt_runtime.streams import TABLE_SEATS, WALLET_EVENTS, declare, ensure
+from tests.support.pausing import paused
 
 
 async def max_age(nats_url: str, stream: str) -> float:
@@ -64,14 +64,11 @@ async def test_a_starting_service_asks_a_stalled_jetstream_again(tmp_path) -> No
     nc = await nats.connect(server.url)
     try:
         js = nc.jetstream(timeout=0.3)
-        server.process.send_signal(signal.SIGSTOP)
-        try:
+        with paused(server.process.pid):
             reader = asyncio.create_task(ensure(js, TABLE_SEATS))
             owner = asyncio.create_task(declare(js, WALLET_EVENTS))
             await asyncio.sleep(1.0)  # more than two request timeouts
             assert not reader.done() and not owner.done()
-        finally:
-            server.process.send_signal(signal.SIGCONT)
         await asyncio.wait_for(asyncio.gather(reader, owner), 10)
         assert (await js.stream_info(subjects.TABLE_SEATS_STREAM)).config.subjects == [subjects.TABLE_SEAT_CHANGES_ALL]
         assert (await js.stream_info(subjects.WALLET_EVENTS_STREAM)).config.subjects == [

@@ -25,6 +25,7 @@ from felt_contracts.table import Act, GetEvents, GetView, Join, Ready, Start, Ta
 from felt_contracts.wallet import CancelTable, TableCancelled
 from felt_runtime.bus import BusError, call
 from felt_table.ownership import BUCKET
+from tests.support import pausing
 from tests.support.servers import nats_server
 from tests.support.services import ServiceRunner
 from tests.table.conftest import TABLE_ENV, balance, cmd, create_table, player
@@ -177,7 +178,7 @@ async def test_two_replicas_spread_tables_and_take_over_a_killed_one(redis_url: 
             for t in tables:
                 v = (await cmd(bus, t, GetView())).view
                 turns[t] = next(s.participant_id for s in v.seats if s.seat == v.hand.actor_seat_id)
-            paused.process.send_signal(signal.SIGSTOP)
+            pausing.stop(paused.process.pid)
             stopped = time.monotonic()
             try:
                 while True:

@@ -9,8 +9,6 @@ policy cancels what is open. Runs on SQLite and PostgreSQL (one stack per databa
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import time
 from typing import Any
 
@@ -21,6 +19,7 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.table import Act, GetEvents, GetHand, Start
 from felt_contracts.wallet import CashOut, CashOutResult
 from felt_runtime.bus import BusError, call
+from tests.support.pausing import paused
 from tests.support.waiting import eventually
 from tests.table.conftest import CALL_TIMEOUT, balance, cmd, create_table
 from tests.table.money import (
@@ -96,14 +95,10 @@ async def test_wallet_kill9_before_the_ending_action_settles_the_hand_once(money
 async def test_wallet_stopped_past_the_call_timeout_settles_the_hand_once(money_stack, bus, ledger_db):
     t, _, hand_id = await started(bus)
     await to_river_last_action(bus, t)
-    pid = money_stack["wallet"].process.pid
-    os.kill(pid, signal.SIGSTOP)
-    try:
+    with paused(money_stack["wallet"].process.pid):
         await showdown(bus, t)  # the settle gets no answer within the call timeout
         assert (await view(bus, t)).paused == "waiting for the wallet"
         await asyncio.sleep(CALL_TIMEOUT * 2)  # retries pile up at the stopped wallet
-    finally:
-        os.kill(pid, signal.SIGCONT)
     await after(bus, ledger_db, t, hand_id)
 
 
