@@ -66,23 +66,23 @@ class Seats:
         self.broker = broker
         self.consumer = consumer
 
-    async def catch_up(self) -> bool:
-        """Wait until the seats are applied up to the stream's present; False: nothing was behind."""
+    async def catch_up(self) -> None:
+        """Wait until the seats are applied up to the stream's present. The caller judges again
+        whatever this finds: the event it lacked may have been applied between its refusal and
+        this look (seen on a busy machine: a join's answer, then chat said not seated)."""
         js = self.broker.config.connection_state.stream
         try:
             until = (await js.stream_info(subjects.TABLE_SEATS_STREAM)).state.last_seq
             deadline = time.monotonic() + self.CATCH_UP
-            waited = False
             while time.monotonic() < deadline:
                 info = await js.consumer_info(subjects.TABLE_SEATS_STREAM, self.consumer)
                 applied_all = not info.num_pending and not info.num_ack_pending
                 if applied_all or (info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= until):
-                    return waited
-                waited = True
+                    return
                 await asyncio.sleep(0.01)
+            log.warning("seat events not applied within %.1f s; judging with what is", self.CATCH_UP)
         except Exception:  # JetStream away: judge with what is applied
             log.warning("seat events not caught up", exc_info=True)
-        return True
 
 
 def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None:
@@ -108,8 +108,7 @@ def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None
                 stored = await store.post(req, req.participant_id, req.table_id, message)
             except Forbidden:
                 # a seat event published before this post (a join's, say) may still be on its way
-                if not await seats.catch_up():
-                    raise
+                await seats.catch_up()
                 stored = await store.post(req, req.participant_id, req.table_id, message)
         except Forbidden:
             raise BusError(
