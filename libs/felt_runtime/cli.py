@@ -111,6 +111,15 @@ def up(with_services: bool = True) -> int:
         print("\nstopping…")
     finally:
         procs = supervisor.running()
+
+        def hurry(*_: object) -> None:
+            """Ctrl-C again while stopping: kill what is left instead of waiting (it used to
+            interrupt the stop itself, leaving children and servers running)."""
+            for proc in procs:
+                proc.kill()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, hurry)
         for proc in reversed(procs):
             proc.terminate()
         for proc in reversed(procs):

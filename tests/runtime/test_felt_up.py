@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
@@ -59,39 +61,58 @@ def _wait_all_healthy(env: dict[str, str], proc: subprocess.Popen, timeout: floa
         time.sleep(0.5)
 
 
-def _interrupt(proc: subprocess.Popen) -> str:
+def _interrupt(proc: subprocess.Popen, times: int = 1) -> str:
+    """Ctrl-C `felt up` (`times` over, 0.3 s apart, as an impatient operator does) and wait until it
+    and every child it started have exited; its output."""
     children = psutil.Process(proc.pid).children(recursive=True)
-    proc.send_signal(signal.SIGINT)
+    for n in range(times):
+        if n:
+            time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     gone, alive = psutil.wait_procs(children, timeout=10)
     assert alive == [], f"children left running: {alive}"
     return out
 
 
+@dataclass
+class Room:
+    """One `felt up` with default settings, shared by this module's tests (a start is 15-20 s of
+    two cores): its environment, its process and `felt status` once it was healthy."""
+
+    env: dict[str, str]
+    var: Path
+    offset: int
+    proc: subprocess.Popen
+    status: subprocess.CompletedProcess
+    took: float
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
+    tmp = tmp_path_factory.mktemp("felt-up")
+    offset = _free_offset(1000, 16000)
+    env = _env(tmp, offset)
+    started = time.monotonic()
+    proc = _start(env)
+    status = _wait_all_healthy(env, proc, timeout=60)
+    up = Room(env, tmp / "var", offset, proc, status, time.monotonic() - started)
+    yield up
+    if up.proc.poll() is None:
+        _interrupt(up.proc)
+
+
 @pytest.mark.slow
-def test_felt_up_starts_everything_healthy_and_stops_cleanly_twice(tmp_path: Path) -> None:
-    offset = _free_offset(1000, 5000)
-    env = _env(tmp_path, offset)
-    for attempt in range(2):  # the second run reuses var/: state must survive a restart
-        started = time.monotonic()
-        proc = _start(env)
-        status = _wait_all_healthy(env, proc, timeout=60)
-        took = time.monotonic() - started
-        assert status.returncode == 0, f"run {attempt} not healthy after {took:.0f}s: {status.stdout}"
-        if attempt == 0:
-            state = read_state(tmp_path / "var" / STATE_FILE)
-            niceness = {name: psutil.Process(state[name]["pid"]).nice() for name in catalog.installed()}
-            assert niceness == {name: catalog.nice(name) for name in catalog.installed()}
-            assert niceness["limits"] > niceness["table"] == niceness["wallet"] == niceness["gateway"] == 0
-            restarted = _kill_one_and_see_it_back(env, tmp_path / "var", "chat")
-        out = _interrupt(proc)
-        assert status.returncode == 0, f"run {attempt}: {status.stdout}\n{out}"
-        for name in catalog.installed():
-            assert f"{name}" in status.stdout and "ok" in status.stdout
-        assert took < 60, f"healthy after {took:.1f}s"
-        assert "nats" in out and "valkey" in out
-        assert not port_open("127.0.0.1", 14222 + offset), "nats still running after Ctrl-C"
-    assert (tmp_path / "var" / "nats").is_dir()
+def test_felt_up_starts_everything_healthy(room: Room) -> None:
+    assert room.status.returncode == 0, f"not healthy after {room.took:.0f}s: {room.status.stdout}"
+    for name in catalog.installed():
+        assert f"{name}" in room.status.stdout and "ok" in room.status.stdout
+    assert room.took < 60, f"healthy after {room.took:.1f}s"
+    state = read_state(room.var / STATE_FILE)
+    niceness = {name: psutil.Process(state[name]["pid"]).nice() for name in catalog.installed()}
+    assert niceness == {name: catalog.nice(name) for name in catalog.installed()}
+    assert niceness["limits"] > niceness["table"] == niceness["wallet"] == niceness["gateway"] == 0
+    restarted = _kill_one_and_see_it_back(room.env, room.var, "chat")
     assert "chat" in restarted and "ok  restarts 1 (last exit -9)" in restarted, restarted
 
 
@@ -108,45 +129,46 @@ def _kill_one_and_see_it_back(env: dict[str, str], var: Path, name: str) -> str:
         time.sleep(0.5)
 
 
-def test_second_felt_up_refuses_while_one_runs(tmp_path: Path) -> None:
-    offset = _free_offset(5000, 9000)
-    env = _env(tmp_path, offset)
-    first = _start(env)
-    try:
-        deadline = time.monotonic() + 20
-        while not port_open("127.0.0.1", 16379 + offset) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        second = subprocess.run([FELT, "up"], env=env, capture_output=True, text=True, timeout=30)
-        assert second.returncode != 0
-        assert "in use" in second.stderr
-    finally:
-        _interrupt(first)
+def test_second_felt_up_refuses_while_one_runs(room: Room) -> None:
+    second = subprocess.run([FELT, "up"], env=room.env, capture_output=True, text=True, timeout=30)
+    assert second.returncode != 0
+    assert "in use" in second.stderr
 
 
 @pytest.mark.slow
-def test_felt_up_with_default_settings_has_bots_playing_at_a_table(tmp_path: Path) -> None:
+def test_felt_up_with_default_settings_has_bots_playing_at_a_table(room: Room) -> None:
     """No client at all: the lobby shows a table with two or more players where hands are dealt."""
     import httpx
 
-    offset = _free_offset(9000, 16000)
-    env = _env(tmp_path, offset)
-    proc = _start(env)
-    try:
-        assert _wait_all_healthy(env, proc, timeout=60).returncode == 0
-        lobby = f"http://127.0.0.1:{catalog.default_port('gateway') + offset}/api/v2/poker/tables"
-        first: dict[str, int] = {}
-        deadline = time.monotonic() + 90
-        playing = []
-        while not playing and time.monotonic() < deadline:
-            tables = httpx.get(lobby, timeout=5).json()["tables"]
-            for t in tables:
-                first.setdefault(t["tableId"], t["lastSeq"])
-            playing = [
-                t["tableId"]
-                for t in tables
-                if t["players"] >= 2 and t["handRunning"] and t["lastSeq"] > first[t["tableId"]]
-            ]
-            time.sleep(0.5)
-        assert playing, f"no table with bots playing: {tables}"
-    finally:
-        _interrupt(proc)
+    lobby = f"http://127.0.0.1:{catalog.default_port('gateway') + room.offset}/api/v2/poker/tables"
+    first: dict[str, int] = {}
+    deadline = time.monotonic() + 90
+    playing = []
+    while not playing and time.monotonic() < deadline:
+        tables = httpx.get(lobby, timeout=5).json()["tables"]
+        for t in tables:
+            first.setdefault(t["tableId"], t["lastSeq"])
+        playing = [
+            t["tableId"]
+            for t in tables
+            if t["players"] >= 2 and t["handRunning"] and t["lastSeq"] > first[t["tableId"]]
+        ]
+        time.sleep(0.5)
+    assert playing, f"no table with bots playing: {tables}"
+
+
+@pytest.mark.slow
+def test_felt_up_stops_on_ctrl_c_and_starts_again_on_the_same_state(room: Room) -> None:
+    """Ctrl-C stops every child and the servers, without a traceback even when pressed twice
+    (the second used to interrupt the stop: a traceback, and children left running); a new
+    `felt up` on the same var/ is healthy again and stops the same way."""
+    for attempt in range(2):
+        if attempt:
+            room.proc = _start(room.env)
+            status = _wait_all_healthy(room.env, room.proc, timeout=60)
+            assert status.returncode == 0, f"restart not healthy: {status.stdout}"
+        out = _interrupt(room.proc, times=2)
+        assert "stopping" in out and "Traceback" not in out, out
+        assert "nats" in out and "valkey" in out
+        assert not port_open("127.0.0.1", DEFAULT_NATS_PORT + room.offset), "nats still running after Ctrl-C"
+    assert (room.var / "nats").is_dir()
