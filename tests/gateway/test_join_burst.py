@@ -51,7 +51,7 @@ async def test_a_burst_of_joins_is_queued_and_served(short_stack, burst_nats) ->
     async with httpx.AsyncClient(base_url=short_stack.url, timeout=60) as http:
         owners = [await sign_up(http) for _ in range(12)]
         tables = [await create_table(broker, admission="MIXED") for _ in range(3)]
-        with paused(short_stack.procs["wallet"].process.pid):
+        with paused(short_stack.procs["wallet"].process):
             burst = [
                 http.post(f"/api/v2/poker/tables/{tables[k % 3]}/join", json={"buyIn": 100}, headers=o["headers"])
                 for k, o in enumerate(owners)

@@ -64,7 +64,7 @@ async def test_a_starting_service_asks_a_stalled_jetstream_again(tmp_path) -> No
     nc = await nats.connect(server.url)
     try:
         js = nc.jetstream(timeout=0.3)
-        with paused(server.process.pid):
+        with paused(server.process):
             reader = asyncio.create_task(ensure(js, TABLE_SEATS))
             owner = asyncio.create_task(declare(js, WALLET_EVENTS))
             await asyncio.sleep(1.0)  # more than two request timeouts

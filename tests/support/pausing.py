@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Protocol
 
 
 def thread_states(pid: int) -> list[str]:
@@ -35,11 +36,24 @@ def stop(pid: int, timeout: float = 10.0) -> None:
         time.sleep(0.001)
 
 
+class Paused(Protocol):
+    """A child process as `subprocess.Popen` and the fork server's `ForkedProcess` both are."""
+
+    pid: int
+    args: Any
+
+    def poll(self) -> int | None: ...
+
+
 @contextmanager
-def paused(pid: int) -> Iterator[None]:
-    """The process is stopped inside the block and continued when it is left, whatever happens."""
-    stop(pid)
+def paused(process: Paused) -> Iterator[None]:
+    """The process is stopped inside the block and continued when it is left, whatever happens.
+    One that is gone by then fails the test with how it ended (a stopped process can only be
+    killed: CI once saw a paused wallet vanish, and the exit status is what tells who did it)."""
+    stop(process.pid)
     try:
         yield
     finally:
-        os.kill(pid, signal.SIGCONT)
+        if (code := process.poll()) is not None:
+            raise AssertionError(f"{process.args} (pid {process.pid}) ended while paused: exit {code}")
+        os.kill(process.pid, signal.SIGCONT)

@@ -95,7 +95,7 @@ async def test_wallet_kill9_before_the_ending_action_settles_the_hand_once(money
 async def test_wallet_stopped_past_the_call_timeout_settles_the_hand_once(money_stack, bus, ledger_db):
     t, _, hand_id = await started(bus)
     await to_river_last_action(bus, t)
-    with paused(money_stack["wallet"].process.pid):
+    with paused(money_stack["wallet"].process):
         await showdown(bus, t)  # the settle gets no answer within the call timeout
         assert (await view(bus, t)).paused == "waiting for the wallet"
         await asyncio.sleep(CALL_TIMEOUT * 2)  # retries pile up at the stopped wallet
