@@ -10,7 +10,6 @@ in that gap."""
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 
 from faststream.nats import NatsBroker
@@ -22,10 +21,10 @@ from felt_chat.store import ChatStore, Forbidden, Stored
 from felt_contracts import subjects
 from felt_contracts.base import Request
 from felt_contracts.chat import ChatPost, ChatPosted
-from felt_contracts.table import TableEvent
 from felt_runtime.bus import call
 from felt_runtime.redis import make_redis
 from felt_runtime.streams import TABLE_SEATS, ensure
+from tests.chat.test_chat import TableEvents
 from tests.support.servers import nats_server
 from tests.support.waiting import eventually
 
@@ -34,9 +33,9 @@ class SeatLandsAfterTheRefusal(ChatStore):
     """The real store; its first refusal waits until the table's `seated` event, published then,
     is applied by chat's consumer, and only then reports the refusal."""
 
-    def __init__(self, redis: Redis, prefix: str, js, table_id: str, participant_id: str) -> None:
+    def __init__(self, redis: Redis, prefix: str, js) -> None:
         super().__init__(redis, prefix, max_messages=5, window_ms=10_000, history_size=100, record_ttl_s=60)
-        self.js, self.table_id, self.participant_id = js, table_id, participant_id
+        self.js = js
         self.refusals = 0
 
     async def post(self, request: Request, participant_id: str, table_id: str, message: dict[str, str]) -> Stored:
@@ -45,10 +44,7 @@ class SeatLandsAfterTheRefusal(ChatStore):
         except Forbidden:
             self.refusals += 1
             if self.refusals == 1:
-                seated = TableEvent(
-                    table_id=table_id, seq=1, kind="seated", participant_id=participant_id, at=datetime.now(UTC)
-                )
-                await self.js.publish(subjects.table_seat_changes(table_id), seated.model_dump_json().encode())
+                await TableEvents(self.js, table_id).send(1, "seated", participant_id)
                 await eventually(lambda: self.redis.hget(self._seats(table_id), participant_id), what="seat applied")
             raise
 
@@ -61,7 +57,7 @@ async def test_a_seat_applied_between_the_refusal_and_the_look_lets_the_post_in(
         js = broker.config.connection_state.stream
         await ensure(js, TABLE_SEATS)
         redis = make_redis(redis_url)
-        store = SeatLandsAfterTheRefusal(redis, f"race-{uuid.uuid4().hex[:8]}", js, table_id, player)
+        store = SeatLandsAfterTheRefusal(redis, f"race-{uuid.uuid4().hex[:8]}", js)
         handlers.register(broker, store, ChatSettings(consumer=f"race-{uuid.uuid4().hex[:8]}"))
         await broker.start()
         try:
