@@ -26,8 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import re
 import sys
 import tempfile
 import time
@@ -65,6 +63,7 @@ from felt_runtime import catalog, infra
 from felt_runtime.bus import BusError, call
 from agent_http import AgentHTTP
 from bench_table import profile_services
+import docs_block
 from tests.support.gateway import Stack, choose, new_agent, sign_up
 from tests.support.services import ServiceProcess, ServiceRunner
 
@@ -590,59 +589,16 @@ def act_table(results: list[tuple[int, dict, dict, dict]]) -> str:
     return "\n".join(out)
 
 
-def write_docs(section: str) -> None:
-    path = REPO / "docs" / "benchmarks.md"
-    text = path.read_text()
-    pattern = re.compile(r"^## Gateway\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section.rstrip() + "\n\n", text).rstrip() + "\n"
-    else:
-        text = text.rstrip() + "\n\n" + section.rstrip() + "\n"
-    path.write_text(text)
-
-
-def section(
-    mode: str,
-    n_tables: int,
-    conn_rows: list[dict],
-    act_rows: list[tuple[int, dict, dict, dict]],
-    seconds: float,
-    load: tuple,
-) -> str:
+def section(mode: str, n_tables: int, conn_rows: list[dict]) -> str:
+    """The block of docs/benchmarks.md: the connections part (the actions part is printed)."""
     base = conn_rows[0].get("base_rss_mb", 0.0) if conn_rows else 0.0
-    return f"""## Gateway
+    command = ".venv/bin/python benchmarks/bench_gateway.py" + (" --quick" if mode == "quick" else "")
+    return f"""### Latest full run: connections
 
-`.venv/bin/python benchmarks/bench_gateway.py{" --quick" if mode == "quick" else ""}` — one gateway process
-(uvicorn, one event loop) in front of real wallet, limits, timer, chat and table processes, NATS
-and Valkey on 127.0.0.1, one SQLite file per service. Load average at the end of the run:
-{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on 2 shared cores.
-
-**WebSocket connections held** (agent API keys; every socket a distinct (participant, table)
-pair subscribed to one of {n_tables} idle tables; RSS per socket = gateway RSS growth over its
-{base:.0f} MB pre-ramp baseline divided by the sockets held; "1 event to all" = one table event
-on each of the {n_tables} tables until every socket has received its event frame):
+{docs_block.stamp(command)} {n_tables} idle tables for the sockets; RSS per socket is the
+gateway's growth over its {base:.0f} MB baseline.
 
 {conn_table(conn_rows)}
-
-**REST actions/s and action→event latency** (3 agents per auto-start nlhe-1 table playing
-check/call/fold for {seconds:.0f} s per row; the gateway and bus rows of one table count run one
-after the other in the same run; latency = from sending the action to receiving the event
-number the command returned, i.e. the last event it produced — usually the next turn):
-
-{act_table(act_rows)}
-
-How it was measured and what limits it: everything — the load generator (httpx and websockets
-clients in one Python process), the gateway, the five services, NATS and Valkey — shares the same
-2 cores, and other work was running on the machine (see the load average), so absolute numbers
-are floors and noisy; the ratios within one run are what to read. The gateway path also costs the
-load generator more per action (HTTP and JSON for every action and long-poll) than the bus path
-(one NATS request), which makes the ratio pessimistic for the gateway. Events reach sockets and
-long-polls by fan-out: one NATS subscription per table per gateway process, each event parsed
-once and its public frame serialized once, then handed from memory to every socket and long-poll
-watching the table (private copies only to their participant); the table is asked
-(`GetEvents`) only to fill a gap. Authentication results are cached (60 s; revocations reach every gateway over the bus), so a long-polling
-agent costs no database read per request. What is left per action is the HTTP request, the
-idempotency record in Valkey and the table command itself.
 """
 
 
@@ -714,13 +670,12 @@ async def main() -> None:
             stack.runner.stop_all()
             for s in servers:
                 s.stop()
-    load = os.getloadavg()
-    text = section("quick" if args.quick else "full", n_tables, conn_rows, act_rows, seconds, load)
+    block = section("quick" if args.quick else "full", n_tables, conn_rows)
     print()
-    print(text)
+    print(block + f"\n{seconds:.0f} s per action row:\n\n" + act_table(act_rows))
     if not args.no_docs:
-        write_docs(text)
-        print("written to docs/benchmarks.md (## Gateway)")
+        docs_block.write("bench_gateway", block)
+        print("written to docs/benchmarks.md (the bench_gateway block)")
     print(f"total {time.perf_counter() - t_all:.0f} s")
 
 

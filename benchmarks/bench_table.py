@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import tempfile
 import time
@@ -60,6 +59,8 @@ from felt_engine.hand import apply, next_button, start_hand
 from felt_engine.profiles import get_profile
 from felt_runtime import infra
 from tests.support.services import ServiceRunner
+
+import docs_block
 
 PLAYERS = 3
 SERVICES = ("table", "wallet", "timer", "limits")
@@ -372,17 +373,12 @@ def ratio(a: float, b: float) -> str:
 
 
 def section(rows: list[tuple[int, dict[str, Any], dict[str, Any]]], seconds: float, quick: bool) -> str:
+    command = ".venv/bin/python benchmarks/bench_table.py" + (" --quick" if quick else "")
     out = [
-        "## Table",
+        "### Latest full run",
         "",
-        f"`.venv/bin/python benchmarks/bench_table.py{' --quick' if quick else ''}` — scripted 3-player `nlhe-1` "
-        "tables (blinds 1/2, mostly check/call with some min bets, min raises and folds) over the real bus: "
-        "NATS, the wallet, limits, timer and table services as subprocesses, SQLite, all on 127.0.0.1. "
-        "Latency: `Act` sent → the public event numbered by the command's reply `seq` received (chips escrowed "
-        "in the wallet, events stored and published). Engine: the same scripted hands through `felt_engine` "
-        f"in-process, same run (the ceiling; latency = legal actions + `apply`). {seconds:g} s measured per "
-        "row after every table finished a warm-up hand, on the shared 2-core machine (load from other work; absolute numbers "
-        "are noisy, compare within a run). CPU: each service's CPU ms per hand in the window.",
+        docs_block.stamp(command),
+        f"{seconds:g} s measured per row after every table finished a warm-up hand.",
         "",
         "| tables | table hands/s | engine hands/s | engine / table | table p50 ms | table p99 ms | engine p50 ms "
         "| engine p99 ms | hands/s per table | CPU ms/hand table · wallet · timer · limits (sum) | NATS · clients "
@@ -421,20 +417,6 @@ def growth(rows: list[tuple[int, dict[str, Any], dict[str, Any]]]) -> str:
     )
 
 
-def write_docs(text: str) -> None:
-    """Replace the `## Table` section of docs/benchmarks.md in place (or append it)."""
-    path = REPO / "docs" / "benchmarks.md"
-    parts = path.read_text().rstrip("\n").split("\n## ")
-    body = text.removeprefix("## ").rstrip("\n") + "\n"
-    at = next((i for i, p in enumerate(parts) if i and p.startswith("Table\n")), None)
-    if at is None:
-        parts[-1] += "\n"
-        parts.append(body)
-    else:
-        parts[at] = body
-    path.write_text("\n## ".join(parts).rstrip("\n") + "\n")
-
-
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="4 s per row")
@@ -469,16 +451,11 @@ async def main() -> None:
             runner.stop_all()
             for s in servers:
                 s.stop()
-    load = os.getloadavg()
-    text = (
-        section(rows, seconds, args.quick)
-        + growth(rows)
-        + (f"\nLoad average during the run: {load[0]:.1f} (2 cores).\n")
-    )
-    print("\n" + text)
+    block = section(rows, seconds, args.quick)
+    print("\n" + block + growth(rows))
     if not args.no_docs:
-        write_docs(text)
-        print("written to docs/benchmarks.md (## Table)")
+        docs_block.write("bench_table", block)
+        print("written to docs/benchmarks.md (the bench_table block)")
 
 
 if __name__ == "__main__":
