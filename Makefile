@@ -34,9 +34,12 @@ run: $(ENGINE)
 test: $(ENGINE)
 	$(BIN)/python -m pytest -n 3 --dist loadgroup --no-loadscope-reorder --durations=15
 
+# ruff, then the import contracts ([tool.importlinter] in pyproject.toml: the table's layers,
+# services independent of each other, the engine pure)
 lint: $(STAMP)
 	$(BIN)/ruff check libs services tests benchmarks tools
 	$(BIN)/ruff format --check libs services tests benchmarks tools
+	$(BIN)/lint-imports --no-logo --no-cache
 
 # mypy as configured in pyproject.toml: strict for felt_engine and felt_contracts, checked elsewhere
 typecheck: $(STAMP)

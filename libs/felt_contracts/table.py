@@ -17,7 +17,7 @@ Subjects (felt_contracts.subjects):
   highest `seq` seen on either subject and fills gaps with `GetEvents`.
 - `PRIVATE_COPY` (a NATS header on both copies of a seq that has a public and a private copy):
   the participant who gets the private copy, and reads it instead of the public one. The table
-  sets it (felt_table/events.py); a reader routes on it without knowing event kinds. A private
+  sets it (felt_table/ports/events.py); a reader routes on it without knowing event kinds. A private
   copy without it is private-only (no public copy of that seq exists).
 
 Identity: `participant_id` is the authenticated participant (also its wallet account id);

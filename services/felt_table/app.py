@@ -12,15 +12,15 @@ from felt_runtime.bus import call
 from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext, load_settings
 from felt_runtime.streams import TABLE_SEATS, declare, retire
-from felt_table.deps import Deps
-from felt_table.handlers import register
-from felt_table.lobby import load_tables
-from felt_table.registry import SessionRegistry
-from felt_table.replicas import Replica, default_replica_id
-from felt_table.rooms import Rooms
+from felt_table.ports.deps import Deps
+from felt_table.server.handlers import register
+from felt_table.model.lobby import load_tables
+from felt_table.ports.registry import SessionRegistry
+from felt_table.server.replicas import Replica, default_replica_id
+from felt_table.server.rooms import Rooms
 from felt_table.settings import TableSettings
-from felt_table.store import Store
-from felt_table.turn_clocks import TurnClocks
+from felt_table.ports.store import Store
+from felt_table.ports.turn_clocks import TurnClocks
 
 log = logging.getLogger("felt.table")
 

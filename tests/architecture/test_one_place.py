@@ -186,7 +186,7 @@ RULES: dict[str, tuple[str | tuple[str, ...], Callable[[str], bool], str]] = {
         'def visible(op, own):\n    if op["kind"] == "deal_hole" and not own:\n        op["cards"] = []\n    return op\n',
     ),
     "which events have a private copy, and for whom (the table decides, from the engine's rule)": (
-        ("libs/felt_engine/", "services/felt_table/events.py"),
+        ("libs/felt_engine/", "services/felt_table/ports/events.py"),
         either(names("PRIVATE_KINDS"), lists_all({"deal_hole", "draw"}, types=False)),
         'COMPANION_KINDS = frozenset({"deal_hole", "draw", "turn"})\n',
     ),

@@ -16,6 +16,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from felt_runtime.db import migrate
 
 SERVICES = ("felt_table", "felt_wallet", "felt_limits", "felt_gateway")
+#: where a service's store module is when it is not `<package>.store` (the table's is one of its ports)
+STORE_MODULES = {"felt_table": "felt_table.ports.store"}
 
 
 def checks(table: sa.Table) -> set[str]:
@@ -41,7 +43,7 @@ def differences(conn: sa.Connection, metadata: sa.MetaData) -> list[str]:
 
 @pytest.mark.parametrize("package", SERVICES)
 async def test_the_migrations_build_exactly_the_stores_tables(package: str, database_url: str) -> None:
-    store = importlib.import_module(f"{package}.store")
+    store = importlib.import_module(STORE_MODULES.get(package, f"{package}.store"))
     engine = create_async_engine(database_url)
     try:
         await migrate(engine, package, package.removeprefix("felt_"))

@@ -22,7 +22,7 @@ from felt_engine.phh_export import from_state
 from felt_engine.phh_read import PhhInputError, read_phh
 from felt_engine.replay import replay_text
 from felt_engine.testing import play, random_action
-from felt_table import history
+from felt_table.model import history
 
 FORCED = [  # (rules version, stakes overrides): every profile and every forced-bet option
     ("nlhe-1", {}),

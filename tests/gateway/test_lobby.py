@@ -14,7 +14,7 @@ import websockets
 from felt_contracts import subjects
 from felt_contracts.table import Admission, CreateTable, StartMode, TableConfig, TableSummary
 from felt_runtime.bus import call
-from felt_table.lobby import DEFAULT_TABLES
+from felt_table.model.lobby import DEFAULT_TABLES
 from tests.support.gateway import choose, new_agent, sign_up
 from tests.gateway.test_play import bus  # noqa: F401 - the `bus` fixture
 from tests.support.gateway import create_table

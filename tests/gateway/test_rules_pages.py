@@ -11,7 +11,7 @@ from pydantic.alias_generators import to_camel
 
 from felt_contracts.table import TableConfig
 from felt_gateway import rules
-from felt_table.lobby import DEFAULT_TABLES
+from felt_table.model.lobby import DEFAULT_TABLES
 from felt_table.settings import TableSettings
 
 ROW = re.compile(r"^\| `([a-z0-9_-]+)` \| `([a-z0-9-]+)` \| `([A-Z_]+)` \| (explicit|auto) \| (yes|no) \|$", re.M)

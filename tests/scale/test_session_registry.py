@@ -8,7 +8,7 @@ import uuid
 
 import nats
 
-from felt_table.registry import SessionRegistry
+from felt_table.ports.registry import SessionRegistry
 
 
 async def _replica(nats_url: str) -> tuple[object, SessionRegistry]:

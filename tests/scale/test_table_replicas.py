@@ -24,7 +24,7 @@ from felt_contracts import subjects
 from felt_contracts.table import Act, GetEvents, GetView, Join, Ready, Start, TableRequest, TableResult
 from felt_contracts.wallet import CancelTable, TableCancelled
 from felt_runtime.bus import BusError, call
-from felt_table.ownership import BUCKET
+from felt_table.server.ownership import BUCKET
 from tests.support import pausing
 from tests.support.servers import nats_server
 from tests.support.services import ServiceRunner

@@ -11,7 +11,7 @@ from typing import Any
 
 import nats
 
-from felt_table.registry import BUCKET
+from felt_table.ports.registry import BUCKET
 from tests.table.conftest import create_table, uid
 
 SEATED = 3000  # claims of other tables in the bucket

@@ -8,7 +8,7 @@ import pytest
 from felt_contracts.table import Admission, GetView, Join
 from felt_engine.profiles import PROFILES, Structure, eligible_stack, get_profile, resolve_structure
 from felt_runtime.bus import BusError
-from felt_table.lobby import DEFAULT_TABLES, check_config, stakes_of
+from felt_table.model.lobby import DEFAULT_TABLES, check_config, stakes_of
 from felt_wallet.settings import WalletSettings
 
 from tests.table.conftest import balance, cmd, create_table, player

@@ -1,4 +1,4 @@
-"""The table's memory of answered commands (felt_table.actor.Recent): bounded, kept as text the
+"""The table's memory of answered commands (felt_table.server.actor.Recent): bounded, kept as text the
 garbage collector never walks, and a kept refusal holds no traceback, so the failed handler's
 frames are freed and replays stay small."""
 
@@ -9,7 +9,7 @@ import gc
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import Act, TableConfig, TableResult, TableView
 from felt_runtime.bus import BusError
-from felt_table.actor import Recent
+from felt_table.server.actor import Recent
 
 
 def _view(hand_no: int) -> TableView:

@@ -12,7 +12,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from felt_runtime.db import create_engine, migrate
-from felt_table.store import Store, table_events
+from felt_table.ports.store import Store, table_events
 
 HOLD = 0.02  # seconds each play batch holds the write lock
 

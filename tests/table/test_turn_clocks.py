@@ -1,4 +1,4 @@
-"""Turn deadlines leave for the timer in batches (felt_table/turn_clocks.py): the first queued
+"""Turn deadlines leave for the timer in batches (felt_table/ports/turn_clocks.py): the first queued
 waits a window for others. The wait must not move the deadline: the timer fires the turn when
 the table said it ends, whatever the window (real NATS, Redis, wallet, limits, timer, table)."""
 

@@ -1,5 +1,5 @@
 """`ScheduleDeadlines`: several schedules in one request, applied in order, each idempotent by
-its own message id (the tables' turn deadlines travel this way: felt_table/turn_clocks.py)."""
+its own message id (the tables' turn deadlines travel this way: felt_table/ports/turn_clocks.py)."""
 
 from __future__ import annotations
 

@@ -10,10 +10,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from felt_runtime.bus import call
-from felt_table.registry import SessionRegistry
+from felt_table.ports.registry import SessionRegistry
 from felt_table.settings import TableSettings
-from felt_table.store import Store
-from felt_table.turn_clocks import TurnClocks
+from felt_table.ports.store import Store
+from felt_table.ports.turn_clocks import TurnClocks
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -23,8 +23,8 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.table import CloseTable, CreateTable, ListTables, TableList, TableRequest, TableResult, TableSummary
 from felt_contracts.timer import TimeBankStarted, TimerFired
 from felt_runtime.bus import BusError, declare_contract, responder
-from felt_table.deadlines import BankStarted, Fired
-from felt_table.rooms import Rooms
+from felt_table.ports.deadlines import BankStarted, Fired
+from felt_table.server.rooms import Rooms
 
 log = logging.getLogger("felt.table.handlers")
 

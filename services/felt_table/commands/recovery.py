@@ -10,60 +10,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from felt_contracts import subjects
-from felt_contracts.errors import ErrorCode
 from felt_contracts.health import HealthRequest, HealthStatus
 from felt_runtime.bus import BusError
-
-if TYPE_CHECKING:
-    from felt_table.table import Table
+from felt_table.model.table import Do, Table
+from felt_table.ports.retry import retryable, until_answered
 
 log = logging.getLogger("felt.table.recovery")
-
-T = TypeVar("T")
-
-#: codes that mean "no answer (yet)": the same request is sent again, never a new one
-RETRY_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL})
-
-
-def retryable(exc: BaseException) -> bool:
-    return isinstance(exc, BusError) and exc.code in RETRY_CODES
-
-
-@dataclass(frozen=True)
-class Backoff:
-    first: float
-    cap: float
-
-    def delays(self) -> Any:
-        d = self.first
-        while True:
-            yield d
-            d = min(d * 2, self.cap)
-
-
-@dataclass(frozen=True)
-class Do:
-    """Internal command: run `fn` in the table's queue (how a background retry hands its answer back)."""
-
-    fn: Callable[[Table], Awaitable[None]]
-
-
-async def until_answered(attempt: Callable[[], Awaitable[T]], backoff: Backoff, *, wait_first: bool = False) -> T:
-    """Send the same request until the service answers: its result, or its refusal (`BusError`)."""
-    delays = backoff.delays()
-    if wait_first:
-        await asyncio.sleep(next(delays))
-    while True:
-        try:
-            return await attempt()
-        except BusError as exc:
-            if not retryable(exc):
-                raise
-        await asyncio.sleep(next(delays))
 
 
 def paused(t: Table) -> str | None:

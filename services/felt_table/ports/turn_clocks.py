@@ -23,7 +23,7 @@ from typing import Any
 from felt_contracts import subjects
 from felt_contracts.timer import MAX_SCHEDULE_BATCH, DeadlinesScheduled, ScheduleDeadline, ScheduleDeadlines
 from felt_runtime.bus import BusError
-from felt_table.recovery import retryable
+from felt_table.ports.retry import retryable
 
 log = logging.getLogger("felt.table.turn_clocks")
 

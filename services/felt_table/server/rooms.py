@@ -10,12 +10,12 @@ from typing import Any
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import Admission, ParticipantKind, TableConfig, TableSummary
 from felt_runtime.bus import BusError
-from felt_table.actor import TableActor
-from felt_table.deps import Deps
-from felt_table import closing
-from felt_table.lobby import check_config
-from felt_table.recovery import Do
-from felt_table.registry import Claims
+from felt_table.server.actor import TableActor
+from felt_table.ports.deps import Deps
+from felt_table.commands import closing
+from felt_table.model.lobby import check_config
+from felt_table.model.table import Do
+from felt_table.ports.registry import Claims
 
 
 class Rooms:

@@ -25,9 +25,9 @@ from felt_contracts.table import (
 from felt_engine import actions as engine
 from felt_engine.views import sight
 from felt_runtime.bus import BusError
-from felt_table import history
-from felt_table.recovery import paused
-from felt_table.table import Handler, Table
+from felt_table.model import history
+from felt_table.commands.recovery import paused
+from felt_table.model.table import Handler, Table
 
 
 def legal_model(la: engine.LegalActions) -> LegalActions:

@@ -1,24 +1,29 @@
-"""A participant's session at a table: limits before new risk, the one-active-session
-registry, auto-rebuy top-ups and closing the session (cash-out)."""
+"""A participant's session at a table as limits and the session registry see it: the limits
+checks before new risk, and the one-active-session claim."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from felt_contracts import subjects
-from felt_contracts.errors import ErrorCode
 from felt_contracts.limits import CheckKind, LimitsCheck, LimitsDecision
 from felt_runtime.bus import BusError
-from felt_table.deps import Deps
-from felt_table.recovery import retryable
+from felt_table.ports.deps import Deps
 
-if TYPE_CHECKING:
-    from felt_table.table import Seat, Table
 
-log = logging.getLogger("felt.table.sessions")
+class Seated(Protocol):
+    """What a limits check names of a seated participant (the table's `Seat`)."""
+
+    @property
+    def pid(self) -> str: ...
+    @property
+    def owner(self) -> str: ...
+    @property
+    def credential(self) -> str | None: ...
+    @property
+    def limits_session(self) -> str | None: ...
 
 
 class Sessions:
@@ -45,7 +50,7 @@ class Sessions:
             )
         )
 
-    async def allow_hand(self, s: Seat, hand_id: str, forced_bet: int = 0) -> None:
+    async def allow_hand(self, s: Seated, hand_id: str, forced_bet: int = 0) -> None:
         """Before a deal; the seat's `forced_bet` in it (ante, blinds) also counts against the wager caps."""
         await self._limits(
             LimitsCheck(
@@ -61,7 +66,7 @@ class Sessions:
             )
         )
 
-    async def allow_wager(self, s: Seat, hand_id: str, n: int, amount: int) -> None:
+    async def allow_wager(self, s: Seated, hand_id: str, n: int, amount: int) -> None:
         """Before a voluntary action commits chips (daily and session wager caps bind at every
         table; keyed by the hand's next commit, seat and amount, so a resent check counts once)."""
         await self._limits(
@@ -77,7 +82,7 @@ class Sessions:
             )
         )
 
-    async def allow_continue(self, hand_id: str, s: Seat) -> None:
+    async def allow_continue(self, hand_id: str, s: Seated) -> None:
         """After a settled hand (counted once per hand: the hand id keys the check)."""
         await self._limits(
             LimitsCheck(
@@ -107,57 +112,3 @@ class Sessions:
 
     async def release(self, pid: str) -> None:
         await self.deps.registry.release(pid, self.tid)
-
-
-async def top_up(t: Table, s: Seat, hand_id: str) -> None:
-    """Auto-rebuy (before the deal of `hand_id`, whose id keys the buy-in): top the stack up to
-    the maximum within the available balance. A wallet that does not answer is raised."""
-    hi = t.config.max_buy_in or 0
-    if not (s.auto_rebuy and t.config.auto_rebuy) or s.stack >= hi:
-        return
-    key = f"rebuy:{hand_id}"
-    try:
-        bal = await t.wallet.balance(s.pid)
-        amount = min(hi - s.stack, bal.available)
-        if amount <= 0:
-            return
-        await t.sessions.allow_buy_in(s.owner, s.pid, amount, key, s.credential)  # a top-up is a buy-in: its caps apply
-        res = await t.wallet.buy_in(s.pid, amount, 0, hi, key)
-        s.stack, s.session_id = res.reserved, res.session_id
-        t.emit("rebuy", seat=s.seat, participant_id=s.pid, amount=amount)
-    except BusError as exc:
-        if retryable(exc):
-            raise
-        log.info("auto-rebuy refused: %s", exc.message)
-        if s.stack == 0 and exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
-            await close(t, s, reason="limit")  # an empty seat the limits will not refill
-
-
-async def can_rebuy(t: Table, s: Seat) -> bool:
-    """Will auto-rebuy refill this empty stack? Only with auto-rebuy on and a balance to take it
-    from (a wallet that does not answer: assume so, the next deal asks again)."""
-    if not (s.auto_rebuy and t.config.auto_rebuy):
-        return False
-    try:
-        return (await t.wallet.balance(s.pid)).available > 0
-    except BusError as exc:
-        if retryable(exc):
-            return True
-        raise
-
-
-async def close(t: Table, s: Seat, *, reason: str) -> None:
-    """Remove a seat between hands (or one not in the hand) and cash its stack out."""
-    amount = await t.wallet.cash_out(s.pid, s.session_id) if s.session_id is not None else 0
-    t.seats.pop(s.seat, None)
-    await t.sessions.release(s.pid)
-    await t.timers.cancel(f"grace:{s.pid}")
-    if s.sitting_out:
-        await t.timers.cancel(f"absent:{s.pid}")
-    t.emit(
-        "session_closed" if reason in ("limit", "busted") else "left",
-        seat=s.seat,
-        participant_id=s.pid,
-        amount=amount,
-        detail=reason,
-    )

@@ -27,12 +27,12 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.table import TableConfig, TableResult, TableSummary, TableView
 from felt_runtime.bus import BusError
 from felt_runtime.logs import CORRELATION
-from felt_table import closing, hands, play, recovery, seating, views
-from felt_table.deadlines import Fired
-from felt_table.recovery import Do
-from felt_table.registry import Claims
-from felt_table.deps import Deps
-from felt_table.table import Handler, Table
+from felt_table.commands import closing, hands, play, recovery, seating, views
+from felt_table.model.table import Do, Handler, Table
+from felt_table.ports.deadlines import Fired
+from felt_table.ports.deps import Deps
+from felt_table.ports.registry import Claims
+from felt_table.ports.retry import retryable
 
 log = logging.getLogger("felt.table.actor")
 
@@ -98,7 +98,7 @@ class Recent:
 
     def put(self, message_id: str, command: Any, outcome: TableResult | BusError) -> None:
         if isinstance(outcome, BusError):
-            if recovery.retryable(outcome):
+            if retryable(outcome):
                 return
             text = outcome.info().model_dump_json()
             kept = (text, False, True)

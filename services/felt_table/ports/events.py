@@ -24,8 +24,8 @@ from felt_contracts.table import PRIVATE_COPY, SEAT_CHANGES, TableEvent
 from felt_engine.operations import PRIVATE_KINDS
 from felt_engine.views import seen_by
 from felt_runtime.metrics import HAND_EVENTS, HANDS
-from felt_table.deps import Deps
-from felt_table.store import Write
+from felt_table.ports.deps import Deps
+from felt_table.ports.store import Write
 
 FIELDS = set(TableEvent.model_fields)
 #: kinds whose participant gets a private copy: the engine's private cards, and the table's turn

@@ -19,13 +19,13 @@ from felt_engine.errors import EngineError
 from felt_engine.profiles import eligible_stack, get_profile
 from felt_engine.state import HandState
 from felt_runtime.bus import BusError
-from felt_table.deadlines import Deadlines
-from felt_table.deps import Deps
-from felt_table.escrow import Escrow
-from felt_table.events import Events
-from felt_table.lobby import stakes_of
-from felt_table.recovery import Backoff
-from felt_table.sessions import Sessions
+from felt_table.ports.deadlines import Deadlines
+from felt_table.ports.deps import Deps
+from felt_table.ports.escrow import Escrow
+from felt_table.ports.events import Events
+from felt_table.model.lobby import stakes_of
+from felt_table.ports.retry import Backoff
+from felt_table.ports.sessions import Sessions
 
 ENGINE_CODES = {
     "not_your_turn": ErrorCode.NOT_YOUR_TURN,
@@ -215,3 +215,10 @@ class Table:
 
 #: a command's work at its table (each module's COMMANDS maps a command type to one)
 Handler = Callable[[Table, Any], Awaitable[TableResult]]
+
+
+@dataclass(frozen=True)
+class Do:
+    """Internal command: run `fn` in the table's queue (how a background retry hands its answer back)."""
+
+    fn: Callable[[Table], Awaitable[None]]

@@ -26,10 +26,12 @@ from felt_engine.preactions import auto_action, set_preaction
 from felt_runtime.bus import BusError
 from felt_contracts.wallet import Payout, Settle
 from felt_engine.state import HandState
-from felt_table import closing, ending, history, recovery, sessions
-from felt_table.deadlines import bank_use
-from felt_table.table import Table, now
-from felt_table.views import legal_model
+from felt_table.commands import closing, ending, recovery, seat_sessions
+from felt_table.ports.retry import retryable
+from felt_table.model import history
+from felt_table.ports.deadlines import bank_use
+from felt_table.model.table import Table, now
+from felt_table.commands.views import legal_model
 
 log = logging.getLogger("felt.table.hands")
 
@@ -70,18 +72,18 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
         if t.needs_reconcile and not await recovery.reconcile(t):
             raise BusError(ErrorCode.UNAVAILABLE, "the wallet did not answer")
         for s in list(t.seats.values()):
-            await sessions.top_up(t, s, hand_id)
+            await seat_sessions.top_up(t, s, hand_id)
         if t.balance_plays:  # the account balance plays: read it now
             readers = t.eligible(need_ready=need_ready) + [x for x in t.seats.values() if x.stack < t.stakes.ante]
             balances = await asyncio.gather(*(t.wallet.balance(s.pid) for s in readers), return_exceptions=True)
             for s, bal in zip(readers, balances):
                 if isinstance(bal, BaseException):
-                    if not isinstance(bal, BusError) or recovery.retryable(bal):
+                    if not isinstance(bal, BusError) or retryable(bal):
                         raise bal
                     continue
                 s.stack = bal.available
     except BusError as exc:
-        if not recovery.retryable(exc):
+        if not retryable(exc):
             raise
         recovery.ping(t, "wallet", resumed)
         return False
@@ -100,7 +102,7 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
                 forced[op.seat] += op.amount
         ask = [s for s in dealt if s.limits_session is not None and (s.seat, forced[s.seat]) not in approved]
         answers = await t.sessions.refusals([t.sessions.allow_hand(s, hand_id, forced[s.seat]) for s in ask])
-        if any(exc is not None and recovery.retryable(exc) for exc in answers):
+        if any(exc is not None and retryable(exc) for exc in answers):
             recovery.ping(t, "limits", resumed)
             return False
         refused = [(s, exc) for s, exc in zip(ask, answers) if exc is not None]
@@ -110,7 +112,7 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
         for s, refusal in refused:
             players.remove(s)
             if refusal.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
-                await sessions.close(t, s, reason="limit")
+                await seat_sessions.close(t, s, reason="limit")
     t.button = button
     t.wallet.new_hand()
     t.hand_participants = {s.seat: s.pid for s in dealt}
@@ -173,7 +175,7 @@ async def step(t: Table, st: Step) -> None:
     try:
         await t.wallet.commit(st, t.state.hand_id, t.hand_participants, t.hand_plays())
     except BusError as exc:
-        if recovery.retryable(exc):
+        if retryable(exc):
             hand_id = t.state.hand_id
             await abort(t, exc)
             raise HandAborted(hand_id) from None
@@ -326,9 +328,9 @@ async def close_leavers(t: Table) -> None:
     if the wallet does not answer they stay `leaving` (never dealt) until it does."""
     for s in [x for x in t.seats.values() if x.leaving]:
         try:
-            await sessions.close(t, s, reason=s.leave_reason)
+            await seat_sessions.close(t, s, reason=s.leave_reason)
         except BusError as exc:
-            if not recovery.retryable(exc):
+            if not retryable(exc):
                 raise
             recovery.ping(t, "wallet", resumed)
             return
@@ -361,10 +363,10 @@ async def after_hand(t: Table) -> None:
             continue
         exc = refusals.get(s.seat)
         if exc is not None and exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
-            await sessions.close(t, s, reason="limit")
+            await seat_sessions.close(t, s, reason="limit")
             continue
-        if not t.balance_plays and s.stack == 0 and not await sessions.can_rebuy(t, s):
-            await sessions.close(t, s, reason="busted")
+        if not t.balance_plays and s.stack == 0 and not await seat_sessions.can_rebuy(t, s):
+            await seat_sessions.close(t, s, reason="busted")
     # everyone who played is free to go elsewhere once the hand settled
     for pid in t.hand_participants.values():
         if t.seat_of(pid) is None:

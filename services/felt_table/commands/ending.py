@@ -25,8 +25,9 @@ from typing import Any
 
 from felt_contracts.wallet import CancelHand, Settle
 from felt_runtime.bus import BusError
-from felt_table.recovery import Do, retryable, until_answered, wait_for
-from felt_table.table import Table
+from felt_table.commands.recovery import wait_for
+from felt_table.model.table import Do, Table
+from felt_table.ports.retry import retryable, until_answered
 
 log = logging.getLogger("felt.table.ending")
 

@@ -17,10 +17,10 @@ from felt_engine.hand import apply, show as engine_show, timeout as engine_timeo
 from felt_engine.preactions import auto_action, set_preaction
 from felt_engine.state import HandState
 from felt_runtime.bus import BusError
-from felt_table import hands, seating
-from felt_table.deadlines import BankStarted
-from felt_table.table import BankRun, Handler, Seat, Table, engine_error
-from felt_table.views import legal_model, view
+from felt_table.commands import hands, seating
+from felt_table.ports.deadlines import BankStarted
+from felt_table.model.table import BankRun, Handler, Seat, Table, engine_error
+from felt_table.commands.views import legal_model, view
 
 
 def current(t: Table, pid: str, hand_id: str | None = None) -> tuple[Seat, HandState]:

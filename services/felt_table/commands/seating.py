@@ -28,11 +28,11 @@ from felt_contracts.deadlines import AbsentDeadline, GraceDeadline
 from felt_engine.errors import IllegalAction
 from felt_engine.hand import leave as engine_leave
 from felt_runtime.bus import BusError
-from felt_table import closing, ending, hands, sessions
-from felt_table.recovery import paused
-from felt_table.registry import Claims
-from felt_table.table import Handler, Seat, Table, engine_error
-from felt_table.views import view
+from felt_table.commands import closing, ending, hands, seat_sessions
+from felt_table.commands.recovery import paused
+from felt_table.ports.registry import Claims
+from felt_table.model.table import Handler, Seat, Table, engine_error
+from felt_table.commands.views import view
 
 
 async def reset(t: Table, held: Claims | None = None) -> None:
@@ -239,13 +239,13 @@ async def _leave(t: Table, s: Seat, reason: str) -> str:
         else:
             t.emit("leaving", seat=s.seat, participant_id=s.pid, hand_id=st.hand_id, detail=reason)
         if t.balance_plays and t.seats.get(s.seat) is s:  # ante-nl-1: folded now, no reserve: gone now
-            await sessions.close(t, s, reason=reason)
+            await seat_sessions.close(t, s, reason=reason)
         return "leaving" if t.seats.get(s.seat) is s else "left"
     if t.ending is not None:  # the last hand's end is unanswered: the cash-out follows it
         s.leaving, s.leave_reason = True, reason
         t.emit("leaving", seat=s.seat, participant_id=s.pid, detail=reason)
         return "leaving"
-    await sessions.close(t, s, reason=reason)
+    await seat_sessions.close(t, s, reason=reason)
     return "left"
 
 

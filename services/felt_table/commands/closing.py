@@ -4,7 +4,7 @@ hands"), and operators closing a table.
 A table is due to close once it has settled `config.max_hands` hands, once `config.closes_at`
 has passed, or once an operator asked. From then on no hand is dealt and joins are refused
 (`table_closed`); the hand in progress plays to its end and is settled, then every seat is
-cashed out (each exactly once: `sessions.close`) and `table_closed` is published. The check
+cashed out (each exactly once: `seat_sessions.close`) and `table_closed` is published. The check
 runs wherever the table would schedule its next hand, and at `closes_at` (a timer deadline).
 """
 
@@ -15,8 +15,9 @@ import logging
 from felt_contracts.errors import ErrorCode
 from felt_contracts.deadlines import ClosesAtDeadline
 from felt_runtime.bus import BusError
-from felt_table import recovery, sessions
-from felt_table.table import Table, now
+from felt_table.commands import recovery, seat_sessions
+from felt_table.ports.retry import retryable
+from felt_table.model.table import Table, now
 
 log = logging.getLogger("felt.table.closing")
 
@@ -51,9 +52,9 @@ async def close_if_due(t: Table) -> bool:
         return False
     try:
         for s in sorted(t.seats.values(), key=lambda x: x.seat):
-            await sessions.close(t, s, reason="table_closed")
+            await seat_sessions.close(t, s, reason="table_closed")
     except BusError as exc:
-        if not recovery.retryable(exc):
+        if not retryable(exc):
             raise
         recovery.ping(t, "wallet", lambda t, _: close_if_due(t))  # the rest once the wallet answers
         return False

@@ -30,8 +30,8 @@ from pydantic import ValidationError
 
 from felt_runtime.bus import BusError
 from felt_runtime.logs import CORRELATION
-from felt_table.deps import Deps
-from felt_table.recovery import retryable
+from felt_table.ports.deps import Deps
+from felt_table.ports.retry import retryable
 
 log = logging.getLogger("felt.table.deadlines")
 

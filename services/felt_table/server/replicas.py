@@ -37,7 +37,7 @@ from felt_contracts.table import (
     TableSummary,
 )
 from felt_runtime.bus import BusError, call
-from felt_table.ownership import Leases
+from felt_table.server.ownership import Leases
 
 log = logging.getLogger("felt.table.replicas")
 
