@@ -277,7 +277,7 @@ def turn(t: Table) -> None:
 
 async def finish(t: Table) -> None:
     """The hand is over: its settlement (one wallet request) is recorded, published and sent
-    until the wallet answers (`felt_table.ending`); a finished hand is never cancelled."""
+    until the wallet answers (`felt_table.commands.ending`); a finished hand is never cancelled."""
     st = t.state
     assert st is not None and st.payouts is not None and st.hand_id is not None
     payouts: dict[str, int] = {}

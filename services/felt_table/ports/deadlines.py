@@ -1,7 +1,7 @@
 """Timer-service calls of a table: turn, disconnect-grace and intermission deadlines.
 
 Turn deadlines are scheduled in the order the turns happened without the queue waiting for
-the timer (the table states the deadline itself; `felt_table.turn_clocks` batches them with
+the timer (the table states the deadline itself; `felt_table.ports.turn_clocks` batches them with
 every other table's); grace and intermission deadlines are awaited. Each deadline is a model
 of `felt_contracts.deadlines` (its key, timer kind and echoed payload in one place); a fired
 one re-enters the table's queue as `Fired` with that model parsed back.
@@ -72,7 +72,7 @@ class Deadlines:
 
     def schedule_soon(self, deadline: TableDeadline, delay: float, time_bank: TimeBankUse | None = None) -> None:
         """Schedule in order, without waiting for the timer service (batched with every other
-        table's turns: `felt_table.turn_clocks`)."""
+        table's turns: `felt_table.ports.turn_clocks`)."""
         self.deps.clocks.add(self._request(deadline, delay, time_bank, CORRELATION.get()), self._silent)
 
     def _silent(self) -> None:

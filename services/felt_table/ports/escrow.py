@@ -107,7 +107,7 @@ class Escrow:
             raise refused[0]
 
     async def end(self, req: Settle | CancelHand) -> None:
-        """A hand's end (see `felt_table.ending`). A cancel that finds no hand (no chip arrived)
+        """A hand's end (see `felt_table.commands.ending`). A cancel that finds no hand (no chip arrived)
         or a hand already ended has nothing left to do."""
         if isinstance(req, Settle):
             await self.deps.ask(subjects.WALLET_SETTLE, req, HandOutcome)
