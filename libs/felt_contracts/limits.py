@@ -149,12 +149,17 @@ class CapChange(Message):
 
 
 class LimitsFreeze(Request):
-    """Freeze (stop new risk at once) or unfreeze an owner or a participant."""
+    """Freeze (stop new risk at once) or unfreeze an owner or a participant.
+
+    `freeze_only`: the caller may only freeze (an agent's key, say the gateway): an unfreeze is
+    refused with `forbidden`, details `reason` = `unfreeze_needs_owner`, the counterpart of
+    `LimitsSetCap.lower_only` (docs/limits.md)."""
 
     scope: Scope = Scope.OWNER
     scope_id: Id
     frozen: bool = True
     reason: str = Field(default="", max_length=500)
+    freeze_only: bool = False
 
 
 class FreezeState(Message):

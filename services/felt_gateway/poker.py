@@ -545,12 +545,13 @@ async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
 async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]:
     """Freezing stops new risk at once; accepted obligations still settle. Unfreezing needs the
     owner's login token."""
-    if not body.frozen and who.via != "token":
-        raise ApiError(ErrorCode.FORBIDDEN, "unfreezing needs the owner's login token")
     scope_id = _scope_id(who, body.scope)
     state: FreezeState = await bus(request).call(
         subjects.LIMITS_FREEZE,
-        LimitsFreeze(scope=body.scope, scope_id=scope_id, frozen=body.frozen, reason=body.reason),
+        # limits decides who may unfreeze, as it decides who may raise a cap (an agent's key may only freeze)
+        LimitsFreeze(
+            scope=body.scope, scope_id=scope_id, frozen=body.frozen, reason=body.reason, freeze_only=who.via != "token"
+        ),
         FreezeState,
     )
     return camel(state)

@@ -342,6 +342,13 @@ class Limits:
         return result
 
     async def freeze(self, req: LimitsFreeze, subject: str) -> FreezeState:
+        if req.freeze_only and not req.frozen:
+            raise BusError(
+                ErrorCode.FORBIDDEN,
+                "unfreezing needs the owner's login token",
+                reason="unfreeze_needs_owner",
+                scope=req.scope.value,
+            )
         now = self.clock.now()
         with self.cache.writing():
             async with self.engine.begin() as conn:

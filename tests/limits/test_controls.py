@@ -106,6 +106,23 @@ async def test_frozen_participant_is_refused_while_the_owner_other_agent_plays(l
     assert (await check(broker, CheckKind.BUY_IN, owner, acct + "-other", amount=1)).allowed
 
 
+async def test_a_freeze_only_caller_may_freeze_but_not_unfreeze(limits, broker) -> None:
+    """Who may unfreeze is limits' decision, like who may raise a cap: a `freeze_only` caller (an
+    agent's key) freezes at once, and its unfreeze is refused and changes nothing."""
+    owner, acct, _ = ids()
+    req = LimitsFreeze(scope_id=owner, reason="agent", freeze_only=True)
+    assert (await call(broker, subjects.LIMITS_FREEZE, req, FreezeState)).frozen
+    with pytest.raises(BusError) as err:
+        await call(
+            broker, subjects.LIMITS_FREEZE, LimitsFreeze(scope_id=owner, frozen=False, freeze_only=True), FreezeState
+        )
+    assert err.value.code is ErrorCode.FORBIDDEN and err.value.details["reason"] == "unfreeze_needs_owner"
+    assert (await state(broker, owner)).owner.frozen
+    assert (await denied(broker, CheckKind.BUY_IN, owner, acct, amount=1)).code is ErrorCode.FROZEN
+    await call(broker, subjects.LIMITS_FREEZE, LimitsFreeze(scope_id=owner, frozen=False), FreezeState)
+    assert not (await state(broker, owner)).owner.frozen
+
+
 async def test_duplicate_events_count_once(limits, broker, wallet) -> None:
     owner, acct, sess = ids()
     first = await wallet.send(K.COMMIT, 40, owner=owner, account=acct, session=sess, hand="h1")
