@@ -11,9 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: first wait before a restart, its cap, and how long a child must run to count as healthy again
-BACKOFF_FIRST = 0.5
-BACKOFF_MAX = 30.0
+from felt_runtime.backoff import Backoff
+
+#: the waits before a restart (0.5 s, doubling, at most 30 s), and how long a child must run to
+#: count as healthy again
+BACKOFF = Backoff(first=0.5, cap=30.0)
 STABLE_AFTER = 60.0
 #: under the var dir, while `felt up` runs
 STATE_FILE = "supervisor.json"
@@ -28,7 +30,7 @@ class Child:
     proc: subprocess.Popen | None = None
     restarts: int = 0
     started_at: float = 0.0
-    backoff: float = BACKOFF_FIRST
+    crashes: int = 0  # quick exits in a row
     restart_at: float | None = None  # set while it waits to be started again
     last_exit: int | None = None
 
@@ -58,11 +60,10 @@ class Supervisor:
         changed = False
         for c in self.children:
             if c.restart_at is None and c.proc is not None and (code := c.proc.poll()) is not None:
-                if now - c.started_at >= STABLE_AFTER:
-                    c.backoff = BACKOFF_FIRST
-                c.last_exit, c.restart_at = code, now + c.backoff
-                self.report(f"felt: {c.name} exited with {code}; restarting in {c.backoff:.1f}s")
-                c.backoff = min(c.backoff * 2, BACKOFF_MAX)
+                c.crashes = 1 if now - c.started_at >= STABLE_AFTER else c.crashes + 1
+                wait = BACKOFF.delay(c.crashes)
+                c.last_exit, c.restart_at = code, now + wait
+                self.report(f"felt: {c.name} exited with {code}; restarting in {wait:.1f}s")
                 changed = True
             elif c.restart_at is not None and now >= c.restart_at:
                 proc = c.launch(now)

@@ -19,6 +19,7 @@ from redis.exceptions import RedisError
 from felt_contracts import subjects
 from felt_contracts.base import new_id
 from felt_contracts.timer import DeadlineKind, TimeBankStarted, TimerFired
+from felt_runtime.backoff import Backoff
 from felt_timer.store import Claimed, TimerStore, to_time
 
 log = logging.getLogger("felt.timer.firing")
@@ -29,6 +30,7 @@ class Firer:
         self.store = store
         self.broker = broker
         self.poll = poll
+        self.after_failure = Backoff(first=2 * poll, cap=2.0)  # the wait after failed rounds in a row
         self.batch = batch
         self.lease_ms = int(lease * 1000)
         self.connection: Any = None  # the nats-py client, for flush()
@@ -66,7 +68,7 @@ class Firer:
                 log.exception("firing round crashed")
             if count >= self.batch:
                 continue  # more are due: go again at once
-            delay = self.poll if not failures else min(2.0, self.poll * 2**failures)
+            delay = self.after_failure.delay(failures) if failures else self.poll
             try:
                 await asyncio.wait_for(self._stopping.wait(), timeout=delay)
             except TimeoutError:

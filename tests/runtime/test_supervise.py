@@ -53,7 +53,7 @@ def test_a_child_that_keeps_crashing_waits_longer_each_time(tmp_path: Path) -> N
         waits.append(child.restart_at - time.monotonic())
         sup.poll(now=child.restart_at)
     assert child.restarts == 3 and child.last_exit == 3
-    assert waits[0] < waits[1] < waits[2] <= supervise.BACKOFF_MAX
+    assert waits[0] < waits[1] < waits[2] <= supervise.BACKOFF.cap
     assert all("exited with 3" in line for line in lines[::2])
     child.proc.wait()
     sup.close()
