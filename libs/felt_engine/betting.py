@@ -116,10 +116,51 @@ def raise_bounds(st: StateView, i: int, tm: int) -> tuple[int, int]:
     return lo, st.bets[i] + st.stacks[i]
 
 
-def legal_for(st: StateView, i: int, tm: int, nfunded: int) -> LegalActions:
+def legal_for(st: StateView, i: int, tm: int, nfunded: int, *, bounded: bool = True) -> LegalActions:
     """The legal actions of player ``i`` in a betting round (``tm``, ``nfunded``:
     :func:`to_match` and :func:`funded_count`). Computed once when a turn starts and
-    carried in the state (``HandState.turn``)."""
+    carried in the state (``HandState.turn``). ``bounded``: within the player's allowance
+    (``HandInfo.allowances``), if one is below their stack."""
+    legal = _legal_for(st, i, tm, nfunded)
+    allowances = st.info.allowances
+    if bounded and allowances is not None:
+        room = allowances[i] - st.contrib[i]
+        if room < st.stacks[i]:
+            return _within(legal, max(0, room), st.bets[i])
+    return legal
+
+
+def _within(legal: LegalActions, room: int, bet: int) -> LegalActions:
+    """``legal`` for a player who may add at most ``room`` chips (less than their stack):
+    no all-in, no call above it, bets and raises up to ``bet + room``."""
+    call = legal.call if legal.call is not None and legal.call <= room else None
+    bet_b, raise_b = (_capped(b, bet + room) for b in (legal.bet, legal.raise_to))
+    full = bet_b or raise_b
+    bet_add = Bounds(full.min - bet, full.max - bet) if legal.add_now and full else None
+    return legal._replace(call=call, bet=bet_b, raise_to=raise_b, all_in=None, all_in_to=None, bet_add=bet_add)
+
+
+def _capped(bounds: Bounds | None, hi: int) -> Bounds | None:
+    if bounds is None or bounds.min > hi:
+        return None
+    return Bounds(bounds.min, min(bounds.max, hi))
+
+
+def check_allowance(st: StateView, i: int, action: Action, tm: int, nfunded: int) -> None:
+    """Raise ``over_allowance`` when ``action`` (refused against the bounded legal actions)
+    would be legal but for player ``i``'s allowance; otherwise return (the caller's refusal stands)."""
+    allowances = st.info.allowances
+    if allowances is None or allowances[i] - st.contrib[i] >= st.stacks[i]:
+        return
+    try:
+        resolve(st, i, action, legal_for(st, i, tm, nfunded, bounded=False), tm)
+    except IllegalAction:
+        return
+    room = max(0, allowances[i] - st.contrib[i])
+    raise IllegalAction("over_allowance", f"{room} more chips allowed in this hand (wager limits)")
+
+
+def _legal_for(st: StateView, i: int, tm: int, nfunded: int) -> LegalActions:
     stack, bet = st.stacks[i], st.bets[i]
     to_call = tm - bet if tm > bet else 0
     all_in_to = bet + stack

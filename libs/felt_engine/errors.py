@@ -30,6 +30,7 @@ ERROR_CODES = frozenset(
         "cannot_raise",
         "cannot_all_in",
         "amount_out_of_bounds",
+        "over_allowance",
         # draw, show, pre-actions
         "invalid_discard",
         "cannot_show",
@@ -62,4 +63,5 @@ class IllegalAction(EngineError):
 class ConfigError(EngineError, ValueError):
     """A table configuration or hand setup that the profile does not allow (caller bug
     or operator error, never a player's move). Codes: ``bad_stakes``, ``bad_seats``,
-    ``bad_button``, ``unknown_rules_version``, ``bad_structure``, ``short_stack``."""
+    ``bad_button``, ``unknown_rules_version``, ``bad_structure``, ``short_stack``,
+    ``bad_allowance``."""

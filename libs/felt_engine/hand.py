@@ -102,12 +102,20 @@ def start_hand(
     *,
     hand_id: str | None = None,
     reshuffle_seed: int | None = None,
+    allowances: Mapping[int, int] | None = None,
 ) -> Step:
     """Post forced bets and deal. ``stacks``: table seat -> chips, only the players the
     caller deals in (seat numbers ascending = clockwise). ``button`` must be one of
     them. A player who cannot cover a forced bet posts what they have (all-in) under
     ``short_forced_bet="all_in"``; under ``"exclude"`` such a player must not be dealt
-    in (``ConfigError("short_stack")``)."""
+    in (``ConfigError("short_stack")``).
+
+    ``allowances`` (table seat -> chips, optional per seat): the most a player may commit
+    over the whole hand, forced bets included, when that is less than the stack (a wager
+    cap the caller looked up). It bounds the legal actions as a stack would, except that a
+    player held below their stack is never all-in: a call, bet or raise past it is refused
+    with ``IllegalAction("over_allowance")``. The forced bets are posted whatever it says
+    (the caller deals in only seats whose allowance covers them)."""
     structure, unit, street_names = _checked_structure(profile, stakes)
     seats = tuple(sorted(stacks))
     n = len(seats)
@@ -124,6 +132,7 @@ def start_hand(
         if v < floor:
             raise ConfigError("short_stack", f"seat {s} cannot cover the forced bets")
     stack_t = tuple(stacks[s] for s in seats)
+    allow_t = _allowances(seats, stack_t, allowances)
     if button not in stacks:
         raise ConfigError("bad_button", f"button seat {button} is not dealt in")
     if not isinstance(deck, Deck):
@@ -147,6 +156,7 @@ def start_hand(
             reshuffle_seed if reshuffle_seed is not None else bytes(deck.order) + b"/reshuffle",
             unit,
             street_names,
+            allow_t,
         ),
     )
     st = _new(
@@ -207,6 +217,22 @@ def start_hand(
         first = (b + 1) % n
     _advance(w, first)
     return _finish(w)
+
+
+def _allowances(
+    seats: tuple[int, ...], stacks: tuple[int, ...], given: Mapping[int, int] | None
+) -> tuple[int, ...] | None:
+    """Per player, the chips they may commit in the hand (None when no allowance is below its stack)."""
+    if not given:
+        return None
+    raw: Mapping[int, object] = given  # compiled, reading them as `int` would refuse a float with a TypeError
+    out = []
+    for s, stack in zip(seats, stacks):
+        v = raw.get(s, stack)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ConfigError("bad_allowance", f"seat {s} has an allowance of {v!r}")
+        out.append(min(v, stack))
+    return tuple(out) if out != list(stacks) else None
 
 
 _Checked = tuple[Structure, int, tuple[str, ...]]
@@ -414,7 +440,11 @@ def apply(st: HandState, seat: int, action: Action, *, reason: str = "") -> Step
     turn = st.turn
     assert turn is not None  # a betting turn always carries it
     legal, tm, nf = turn
-    kind, total = betting.resolve(st, i, action, legal, tm)
+    try:
+        kind, total = betting.resolve(st, i, action, legal, tm)
+    except IllegalAction:
+        betting.check_allowance(st, i, action, tm, nf)  # refused only by the allowance: say so
+        raise
     w = Work(st)
     if kind == "fold":
         w.folded[i] = True

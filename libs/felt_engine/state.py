@@ -44,6 +44,10 @@ class HandInfo(NamedTuple):
     reshuffle_seed: bytes | int
     unit: int  # the bet unit: the big blind, or the ante in ante-only games
     street_names: tuple[str, ...]  # profile.streets' names
+    #: per player, the chips they may commit over the whole hand (forced bets included) when
+    #: less than their stack bounds them: what the caller's wager caps still allow (the table
+    #: asks limits at the deal); None: only the stacks bound the bets
+    allowances: tuple[int, ...] | None = None
 
 
 class Turn(NamedTuple):

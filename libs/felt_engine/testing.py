@@ -49,6 +49,7 @@ def new_hand(
     seed: int = 0,
     hand_id: str | None = None,
     reshuffle_seed: int | None = None,
+    allowances: Mapping[int, int] | None = None,
     **stakes: Any,
 ) -> HandState:
     """A started hand with test stakes (blinds 10/20 or ante 10 by default)."""
@@ -63,6 +64,7 @@ def new_hand(
         deck if deck is not None else Deck.from_seed(seed),
         hand_id=hand_id,
         reshuffle_seed=reshuffle_seed,
+        allowances=allowances,
     )
     return state
 
