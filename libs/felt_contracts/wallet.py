@@ -35,7 +35,9 @@ class TransferKind(StrEnum):
 class TransferEvent(Event):
     """Published once per committed transfer; `event_id` is the transfer id (deduplicate on it).
     A session closed with an empty reserve moves no chips but is announced too, as a
-    `cash_out` of 0 (its would-be transfer id), so limits release its reserved exposure."""
+    `cash_out` of 0 (its would-be transfer id), so limits release its reserved exposure; so is a
+    seat dealt into a settled hand at a buy-in table that wagered nothing, as a `commit` of 0
+    (limits counts the hand for its session)."""
 
     transfer_id: str
     kind: TransferKind
@@ -44,7 +46,7 @@ class TransferEvent(Event):
     session_id: str | None = None  # the table session (buy-in .. cash-out) it belongs to
     table_id: str | None = None
     hand_id: str | None = None
-    amount: int = Field(ge=0)  # 0 only for the cash-out that closes an empty session
+    amount: int = Field(ge=0)  # 0: an empty session's close, or a dealt seat that wagered nothing
     at: datetime
 
 
@@ -102,13 +104,26 @@ class Payout(Message):
     amount: Amount
 
 
+class Wager(Message):
+    account_id: Id
+    amount: Bound  # chips committed over the whole hand; 0: dealt in, wagered nothing
+
+
 class Settle(TableScoped):
-    """End a hand: pay its whole escrow out. `payouts` + `returns` must equal the escrow."""
+    """End a hand: pay its whole escrow out. `payouts` + `returns` must equal the escrow.
+
+    `wagers` (buy-in tables, where nothing is escrowed during the hand: the reserve is the
+    hold): what every dealt seat committed over the hand. In the same transaction each is moved
+    from that seat's reserve into the hand's escrow (a `commit` transfer, `commit:{hand}:w{n}`;
+    a wager of 0 is announced as a `commit` of 0, so limits counts the hand), then the payouts
+    and returns empty it: each seat's delta (payouts + returns - wager) sums to zero over the
+    hand, and a refused settlement moves nothing."""
 
     table_id: Id
     hand_id: Id
     payouts: list[Payout] = Field(default_factory=list, max_length=100)
     returns: list[Payout] = Field(default_factory=list, max_length=100)  # unmatched chips
+    wagers: list[Wager] = Field(default_factory=list, max_length=100)
 
 
 class CancelHand(TableScoped):

@@ -104,7 +104,7 @@ def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[s
             a, t = req.account_id, req.table_id
             return key, [a], [req.hand_id], [available_key(a), reserve_key(a, t), escrow_key(req.hand_id)]
         case Settle():
-            paid = [p.account_id for p in (*req.payouts, *req.returns)]
+            paid = list(dict.fromkeys(p.account_id for p in (*req.payouts, *req.returns, *req.wagers)))
             dests = [k for a in paid for k in (available_key(a), reserve_key(a, req.table_id))]
             return key, paid, [req.hand_id], [escrow_key(req.hand_id), *dests]
         case CancelHand():
@@ -374,67 +374,87 @@ class _Ctx:
             available=self.balance(available_key(req.account_id)),
         )
 
-    def commit(self, req: Commit) -> CommitResult:
+    def open_hand(self, hand_id: str, table_id: str) -> Row:
+        """The hand's row, opened by its first chip (refused if it is another table's or ended)."""
         w = self.w
-        acct = self.account(req.account_id)
-        hand = w.get(hands, req.hand_id)
+        hand = w.get(hands, hand_id)
         if hand is None:
-            hand = {
-                "hand_id": req.hand_id,
-                "table_id": req.table_id,
-                "status": "open",
-                "opened_at": w.now,
-                "closed_at": None,
-            }
+            hand = {"hand_id": hand_id, "table_id": table_id, "status": "open", "opened_at": w.now, "closed_at": None}
             w.put(hands, hand)
-        elif hand["table_id"] != req.table_id:
-            raise BusError(ErrorCode.CONFLICT, "hand belongs to another table", hand_id=req.hand_id)
+        elif hand["table_id"] != table_id:
+            raise BusError(ErrorCode.CONFLICT, "hand belongs to another table", hand_id=hand_id)
         elif hand["status"] != "open":
-            raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=req.hand_id)
+            raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=hand_id)
+        return hand
+
+    def commit(self, req: Commit) -> CommitResult:
+        acct = self.account(req.account_id)
+        self.open_hand(req.hand_id, req.table_id)
         sess = self.open_session(req.account_id, req.table_id)
         if req.from_available:
             source, skey = "available", available_key(req.account_id)
+        elif sess is None:
+            raise BusError(ErrorCode.INSUFFICIENT_FUNDS, "no chips reserved at this table", table_id=req.table_id)
         else:
-            if sess is None:
-                raise BusError(ErrorCode.INSUFFICIENT_FUNDS, "no chips reserved at this table", table_id=req.table_id)
             source, skey = "reserve", reserve_key(req.account_id, req.table_id)
         tid = commit_id(req.hand_id, req.seq)
         sid = sess["session_id"] if sess else req.session_id  # ante-nl-1: the table's play session
-        self.move(
-            TransferKind.COMMIT,
-            tid,
-            skey,
-            escrow_key(req.hand_id),
-            req.amount,
-            account=acct,
-            session_id=sid,
-            table_id=req.table_id,
-            hand_id=req.hand_id,
-        )
-        existing = [c for c in self.contribs(req.hand_id) if c["account_id"] == req.account_id]
-        mine = [c for c in existing if c["source"] == source]
-        if mine:
-            self.bump(contributions, mine[0], amount=req.amount)
-        else:
-            w.put(
-                contributions,
-                {
-                    "hand_id": req.hand_id,
-                    "account_id": req.account_id,
-                    "source": source,
-                    "amount": req.amount,
-                    "session_id": sid,
-                },
-            )
-        if sess is not None:
-            self.bump(sessions, sess, gross_wagers=req.amount, hands_played=0 if existing else 1)
-        self.bump(accounts, acct, in_play=req.amount)
+        self.into_escrow(acct, sess, source, skey, tid, req.amount, sid, req.table_id, req.hand_id)
         return CommitResult(
             transfer_id=tid,
             hand_id=req.hand_id,
             escrow=self.balance(escrow_key(req.hand_id)),
             remaining=self.balance(skey),
         )
+
+    def into_escrow(
+        self,
+        acct: Row,
+        sess: Row | None,
+        source: str,
+        skey: str,
+        tid: str,
+        amount: int,
+        sid: str | None,
+        table_id: str,
+        hand_id: str,
+    ) -> None:
+        """`amount` from `skey` (the account's `source`: reserve or available) into the hand's
+        escrow, with its contribution, session wager and hand count, and chips in play; an
+        amount of 0 moves nothing and is announced (the hand counts for the session)."""
+        w = self.w
+        if amount:
+            self.move(
+                TransferKind.COMMIT,
+                tid,
+                skey,
+                escrow_key(hand_id),
+                amount,
+                account=acct,
+                session_id=sid,
+                table_id=table_id,
+                hand_id=hand_id,
+            )
+        else:
+            self.announce(TransferKind.COMMIT, tid, 0, account=acct, session_id=sid, table_id=table_id, hand_id=hand_id)
+        existing = [c for c in self.contribs(hand_id) if c["account_id"] == acct["account_id"]]
+        mine = [c for c in existing if c["source"] == source]
+        if mine:
+            self.bump(contributions, mine[0], amount=amount)
+        else:
+            w.put(
+                contributions,
+                {
+                    "hand_id": hand_id,
+                    "account_id": acct["account_id"],
+                    "source": source,
+                    "amount": amount,
+                    "session_id": sid,
+                },
+            )
+        if sess is not None:
+            self.bump(sessions, sess, gross_wagers=amount, hands_played=0 if existing else 1)
+        self.bump(accounts, acct, in_play=amount)
 
     def _destination(self, account_id: str, table_id: str, sources: set[str]) -> tuple[str, str | None]:
         """Where a contributor's chips go back: the reserve it played from while its session is
@@ -453,8 +473,26 @@ class _Ctx:
         for account_id, amount in per_account.items():
             self.bump(accounts, self.account(account_id), in_play=-amount)
 
+    def wagered(self, req: Settle) -> None:
+        """A buy-in table's hand: each dealt seat's wager, from its reserve into the escrow."""
+        for n, wager in enumerate(req.wagers):
+            acct = self.account(wager.account_id)
+            sess = self.open_session(wager.account_id, req.table_id)
+            if sess is None:
+                raise BusError(
+                    ErrorCode.INSUFFICIENT_FUNDS, "no chips reserved at this table", account_id=wager.account_id
+                )
+            skey = reserve_key(wager.account_id, req.table_id)
+            tid = f"commit:{req.hand_id}:w{n}"
+            self.into_escrow(
+                acct, sess, "reserve", skey, tid, wager.amount, sess["session_id"], req.table_id, req.hand_id
+            )
+
     def settle(self, req: Settle) -> HandOutcome:
         w = self.w
+        if req.wagers:
+            self.open_hand(req.hand_id, req.table_id)
+            self.wagered(req)
         hand = w.get(hands, req.hand_id)
         if hand is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown hand (no chips committed)", hand_id=req.hand_id)
@@ -513,7 +551,7 @@ class _Ctx:
         if hand["status"] != "open":
             raise BusError(ErrorCode.HAND_CLOSED, f"hand already {hand['status']}", hand_id=hand_id)
         out: list[TransferInfo] = []
-        for n, c in enumerate(self.contribs(hand_id)):
+        for n, c in enumerate(c for c in self.contribs(hand_id) if c["amount"]):
             if c["source"] == "reserve":
                 dest, sid = self._destination(c["account_id"], table_id, {"reserve"})
             else:

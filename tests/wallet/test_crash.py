@@ -14,7 +14,20 @@ from faststream.nats import NatsBroker
 
 from felt_contracts import subjects as s
 from felt_contracts.errors import ErrorCode
-from felt_contracts.wallet import AccountOpened, BuyIn, BuyInResult, Commit, CommitResult, OpenAccount
+from felt_contracts.wallet import (
+    AccountOpened,
+    Balance,
+    BalanceQuery,
+    BuyIn,
+    BuyInResult,
+    Commit,
+    CommitResult,
+    HandOutcome,
+    OpenAccount,
+    Payout,
+    Settle,
+    Wager,
+)
 from felt_runtime.bus import BusError, call
 from felt_runtime.db import create_engine
 from felt_wallet.store import outbox, transfers
@@ -98,3 +111,54 @@ async def test_kill9_mid_burst_moves_each_transfer_once(services, database_url, 
     await sub.unsubscribe()
     await broker.stop()
     await nc.close()
+
+
+async def test_kill9_before_and_after_a_hands_settlement_moves_it_once(services, database_url, nats_url) -> None:
+    """A buy-in table's hand ends in one settlement (its wagers, payouts and returns): sent to
+    a wallet killed before it arrived, it applies once the wallet is back; resent after a
+    wallet killed right after applying it, it returns the first outcome and moves nothing."""
+    svc = services.start("wallet", database_url=database_url)
+    broker = NatsBroker(nats_url)
+    await broker.connect()
+    run = uuid.uuid4().hex[:6]
+    table, players = f"{run}-t", [f"{run}-{p}" for p in "abc"]
+    for p in players:
+        await call_until_done(broker, s.WALLET_OPEN_ACCOUNT, OpenAccount(account_id=p), AccountOpened)
+        req = BuyIn(account_id=p, table_id=table, amount=100, message_id=f"{run}-buy-{p}")
+        await call_until_done(broker, s.WALLET_BUY_IN, req, BuyInResult)
+    a, b, c = players
+    settle = Settle(
+        table_id=table,
+        hand_id=f"{run}-h1",
+        wagers=[Wager(account_id=a, amount=50), Wager(account_id=b, amount=20), Wager(account_id=c, amount=0)],
+        payouts=[Payout(account_id=b, amount=40)],
+        returns=[Payout(account_id=a, amount=30)],
+    )
+    svc.kill9()  # before: the table resends its stored settlement until a wallet answers
+    pending = asyncio.ensure_future(call_until_done(broker, s.WALLET_SETTLE, settle, HandOutcome))
+    await asyncio.sleep(0.5)
+    assert not pending.done()
+    svc.start()
+    first = await pending
+    svc.kill9()  # after: the answer was lost with the wallet
+    svc.start()
+    await asyncio.get_running_loop().run_in_executor(None, svc.wait_ready)
+    assert await call_until_done(broker, s.WALLET_SETTLE, settle, HandOutcome) == first
+    reserves = [
+        (await call_until_done(broker, s.WALLET_BALANCE, BalanceQuery(account_id=p), Balance)).reserves[table]
+        for p in players
+    ]
+    assert reserves == [80, 120, 100]
+    engine = create_engine(database_url)
+    try:
+        async with engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    sa.select(transfers.c.transfer_id, transfers.c.kind).where(transfers.c.hand_id == settle.hand_id)
+                )
+            ).all()
+        assert sorted(k for _, k in rows) == ["commit", "commit", "payout", "return"]
+        await check_invariants(engine)
+    finally:
+        await engine.dispose()
+    await broker.stop()

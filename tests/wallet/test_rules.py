@@ -26,6 +26,7 @@ from felt_contracts.wallet import (
     SessionsQuery,
     Settle,
     TableCancelled,
+    Wager,
 )
 from felt_runtime.bus import call
 from tests.wallet.conftest import check_invariants, snapshot
@@ -314,3 +315,52 @@ async def test_bad_input_gets_a_stable_code_and_changes_nothing(wallet) -> None:
         reply = await (await c.request(body, s.WALLET_BUY_IN, timeout=5)).decode()
         assert reply["error"]["code"] == "malformed"
     assert await snapshot(wallet.engine) == before
+
+
+def settle_wagers(hand="h1", **kw) -> Settle:
+    """A buy-in table's hand: a wagered 50 and got 30 back, b wagered 20 and won the 40 pot, c was
+    dealt in and wagered nothing (deltas -20, +20, 0); `kw` replaces fields."""
+    return Settle(
+        table_id="t",
+        hand_id=hand,
+        wagers=[Wager(account_id="a", amount=50), Wager(account_id="b", amount=20), Wager(account_id="c", amount=0)],
+        payouts=[Payout(account_id="b", amount=40)],
+        returns=[Payout(account_id="a", amount=30)],
+    ).model_copy(update=kw)
+
+
+async def test_a_buy_in_tables_hand_settles_once_from_the_reserves(wallet) -> None:
+    c = wallet.client
+    await setup_table(c, players=("a", "b", "c"))
+    out = await call(c, s.WALLET_SETTLE, settle_wagers(), HandOutcome)
+    assert [(t.kind.value, t.account_id, t.amount) for t in out.transfers] == [("payout", "b", 40), ("return", "a", 30)]
+    reserves = [(await bal(c, p)).reserved for p in ("a", "b", "c")]
+    assert reserves == [80, 120, 100]  # the deltas, out of and into the reserves
+    assert [(await bal(c, p)).in_play for p in ("a", "b", "c")] == [0, 0, 0]
+    assert await call(c, s.WALLET_SETTLE, settle_wagers(), HandOutcome) == out  # a resend moves nothing
+    assert [(await bal(c, p)).reserved for p in ("a", "b", "c")] == reserves
+    hist = {
+        p: (await call(c, s.WALLET_SESSIONS, SessionsQuery(account_id=p), SessionHistory)).sessions[0] for p in "ac"
+    }
+    assert (hist["a"].gross_wagers, hist["a"].hands_played) == (50, 1)  # the wager, not the delta
+    assert (hist["c"].gross_wagers, hist["c"].hands_played) == (0, 1)  # dealt in: the hand counts
+    await refused(wallet, ErrorCode.CONFLICT, s.WALLET_SETTLE, settle_wagers(returns=[]), HandOutcome)
+    await refused(
+        wallet, ErrorCode.HAND_CLOSED, s.WALLET_CANCEL_HAND, CancelHand(table_id="t", hand_id="h1"), HandOutcome
+    )
+    await check_invariants(wallet.engine)
+
+
+async def test_a_settlement_that_does_not_add_up_moves_nothing(wallet) -> None:
+    c = wallet.client
+    await setup_table(c, players=("a", "b", "c"))
+    bad = [
+        (ErrorCode.INVALID_AMOUNT, settle_wagers(returns=[Payout(account_id="a", amount=29)])),  # deltas sum to -1
+        (ErrorCode.INVALID_AMOUNT, settle_wagers(payouts=[Payout(account_id="b", amount=41)])),  # deltas sum to +1
+        (ErrorCode.INSUFFICIENT_FUNDS, settle_wagers(hand="h2", table_id="elsewhere")),
+    ]
+    for code, req in bad:
+        await refused(wallet, code, s.WALLET_SETTLE, req, HandOutcome)
+    await call(c, s.WALLET_CASH_OUT, CashOut(account_id="a", table_id="t", amount=60), CashOutResult)
+    await refused(wallet, ErrorCode.INSUFFICIENT_FUNDS, s.WALLET_SETTLE, settle_wagers(hand="h3"), HandOutcome)
+    await check_invariants(wallet.engine)
