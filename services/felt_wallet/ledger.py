@@ -104,7 +104,9 @@ def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[s
             a, t = req.account_id, req.table_id
             return key, [a], [req.hand_id], [available_key(a), reserve_key(a, t), escrow_key(req.hand_id)]
         case Settle():
-            paid = list(dict.fromkeys(p.account_id for p in (*req.payouts, *req.returns, *req.wagers)))
+            paid = list(
+                dict.fromkeys([p.account_id for p in (*req.payouts, *req.returns)] + [x.account_id for x in req.wagers])
+            )
             dests = [k for a in paid for k in (available_key(a), reserve_key(a, req.table_id))]
             return key, paid, [req.hand_id], [escrow_key(req.hand_id), *dests]
         case CancelHand():
