@@ -14,6 +14,8 @@ from felt_gateway.schemas import (
     LoggedIn,
     LoginBody,
     Me,
+    NameBody,
+    NameOut,
     ParticipantOut,
     Revoked,
     SignedUp,
@@ -25,9 +27,11 @@ router = APIRouter(prefix="/api/v2/accounts", tags=["accounts"], responses=RESPO
 
 @router.post("/signup", response_model=SignedUp, status_code=201, summary="Create an owner account")
 async def sign_up(request: Request, body: SignUpBody) -> SignedUp:
-    """Creates the owner and its HUMAN participant (with a wallet account and the starting grant)."""
-    owner_id, human_id = await identity(request).sign_up(body.email, body.password)
-    return SignedUp(owner_id=owner_id, participant_id=human_id)
+    """Creates the owner and its HUMAN participant (with a wallet account and the starting grant),
+    seen by `screenName` (or a generated name). A taken email or screen name is 409 `conflict`,
+    a screen name breaking a rule 422 `validation`; both with `details.field`."""
+    owner_id, human_id, name = await identity(request).sign_up(body.email, body.password, body.screen_name)
+    return SignedUp(owner_id=owner_id, participant_id=human_id, screen_name=name)
 
 
 @router.post("/login", response_model=LoggedIn, summary="Log in: a bearer token that expires")
@@ -64,6 +68,15 @@ async def me(request: Request, who: Who) -> Me:
             )
         )
     return Me(owner_id=who.owner_id, participant_id=who.participant_id, kind=who.kind, name=who.name, participants=out)
+
+
+@router.put("/me/name", response_model=NameOut, summary="Change the name you are seen by")
+async def rename(request: Request, body: NameBody, who: Who) -> NameOut:
+    """A login token renames the person (screen-name rules, unique); an agent's key renames that
+    agent. Seats taken from now on, chat and the leaderboard show the new name. A taken name is
+    409 `conflict`, a name breaking a rule 422 `validation`; both with `details.field`."""
+    name = await identity(request).rename(who, body.name)
+    return NameOut(participant_id=who.participant_id, name=name)
 
 
 @router.post("/agents", response_model=AgentKey, status_code=201, summary="Create an agent and its API key")

@@ -34,6 +34,7 @@ from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
 from felt_contracts.gateway import CredentialsForgotten
 from felt_contracts.wallet import AccountOpened, OpenAccount
+from felt_gateway import screen_names
 from felt_gateway.errors import ApiError
 from felt_gateway.store import api_keys, owners, participants, tokens
 from felt_runtime.bus import BusError, call
@@ -113,6 +114,10 @@ def _revoke_live_key(agent_id: str, at: datetime) -> sa.Update:
     )
 
 
+def _name_taken(field: str) -> ApiError:
+    return ApiError(ErrorCode.CONFLICT, "this screen name is taken", field=field, reason="taken")
+
+
 def new_id() -> str:
     return uuid.uuid4().hex
 
@@ -178,25 +183,36 @@ class Identity:
 
     # --- owners ---------------------------------------------------------------------------
 
-    async def sign_up(self, email: str, password: str) -> tuple[str, str]:
-        """Create an owner and its HUMAN participant (with a wallet account). Returns (owner, human)."""
+    async def sign_up(self, email: str, password: str, screen_name: str | None = None) -> tuple[str, str, str]:
+        """Create an owner and its HUMAN participant (with a wallet account) seen by `screen_name`,
+        or by a generated name when it names none. Returns (owner, human, screen name)."""
         email = email.strip().lower()
+        chosen = screen_names.check(screen_name, email) if screen_name is not None else None
         password_hash = await asyncio.to_thread(_hasher.hash, password)
         owner_id, human_id, now = new_id(), new_id(), _now()
-        try:
-            await self._write(
-                owners.insert().values(id=owner_id, email=email, password_hash=password_hash, created_at=now),
-                participants.insert().values(
-                    id=human_id,
-                    owner_id=owner_id,
-                    kind=HUMAN,
-                    name=email.split("@")[0][:64],
-                    human_slot=HUMAN,
-                    created_at=now,
-                ),
-            )
-        except IntegrityError:
-            raise ApiError(ErrorCode.CONFLICT, "an account with this email exists") from None
+        for _ in range(8):  # a generated name that clashes is drawn again
+            name = chosen or screen_names.generated()
+            try:
+                await self._write(
+                    owners.insert().values(id=owner_id, email=email, password_hash=password_hash, created_at=now),
+                    participants.insert().values(
+                        id=human_id,
+                        owner_id=owner_id,
+                        kind=HUMAN,
+                        name=name,
+                        name_key=screen_names.key(name),
+                        human_slot=HUMAN,
+                        created_at=now,
+                    ),
+                )
+                break
+            except IntegrityError:
+                if await self._email_taken(email):
+                    raise ApiError(ErrorCode.CONFLICT, "an account with this email exists", field="email") from None
+                if chosen:
+                    raise _name_taken("screenName") from None
+        else:
+            raise ApiError(ErrorCode.UNAVAILABLE, "no free screen name was found: retry")
         try:
             await self._open_wallet(human_id, owner_id)
         except BusError:
@@ -205,7 +221,29 @@ class Identity:
                 owners.delete().where(owners.c.id == owner_id),
             )
             raise
-        return owner_id, human_id
+        return owner_id, human_id, name
+
+    async def _email_taken(self, email: str) -> bool:
+        async with self.engine.connect() as conn:
+            return (await conn.execute(sa.select(owners.c.id).where(owners.c.email == email))).first() is not None
+
+    async def rename(self, who: Principal, name: str) -> str:
+        """Change the name `who` is seen by: a person's screen name (the screen-name rules,
+        unique), an agent's name (its own rules). Seats taken from now on carry it."""
+        if who.kind == HUMAN:
+            async with self.engine.connect() as conn:
+                email = (await conn.execute(sa.select(owners.c.email).where(owners.c.id == who.owner_id))).scalar()
+            name = screen_names.check(name, email or "", field="name")
+            values = {"name": name, "name_key": screen_names.key(name)}
+        else:
+            name = screen_names.check_agent_name(name)
+            values = {"name": name}
+        try:
+            await self._write(participants.update().where(participants.c.id == who.participant_id).values(**values))
+        except IntegrityError:
+            raise _name_taken("name") from None
+        await self._forget_everywhere(participant_id=who.participant_id)
+        return name
 
     async def log_in(self, email: str, password: str) -> tuple[str, datetime, str]:
         """Check the password; a new bearer token (shown once) with its expiry, and the owner id."""
@@ -321,6 +359,7 @@ class Identity:
 
     async def create_agent(self, owner_id: str, name: str) -> tuple[ParticipantRow, str]:
         """A new AGENT participant of `owner_id` with its wallet account and first API key."""
+        name = screen_names.check_agent_name(name)
         agent_id, now = new_id(), _now()
         await self._write(
             participants.insert().values(

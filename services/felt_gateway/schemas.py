@@ -134,6 +134,23 @@ Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
 class SignUpBody(Body):
     email: Email
     password: Password
+    screen_name: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            description="the public name others see (3-20 letters, digits, and single ' ', '_', '-' or '.' "
+            "between them; unique; never your email or part of it). Omitted: a generated `Player-NNNNNN`",
+        ),
+    ] = None
+
+
+class NameBody(Body):
+    name: Annotated[str, Field(max_length=200, description="a person's screen name, or an agent's name")]
+
+
+class NameOut(Out):
+    participant_id: str
+    name: str
 
 
 class LoginBody(Body):
@@ -144,6 +161,7 @@ class LoginBody(Body):
 class SignedUp(Out):
     owner_id: str
     participant_id: str  # the owner's HUMAN participant
+    screen_name: str  # chosen, or generated when the sign-up named none
 
 
 class LoggedIn(Out):

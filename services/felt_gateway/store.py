@@ -24,7 +24,10 @@ participants = sa.Table(
     sa.Column("name", sa.String(64), nullable=False),
     sa.Column("human_slot", sa.String(8), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    #: a person's screen name as compared for uniqueness (`screen_names.key`); NULL for agents
+    sa.Column("name_key", sa.String(64), nullable=True),
     sa.UniqueConstraint("owner_id", "human_slot", name="uq_gw_one_human_per_owner"),
+    sa.Index("uq_gw_screen_name", "name_key", unique=True),
 )
 
 tokens = sa.Table(

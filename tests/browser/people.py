@@ -74,6 +74,7 @@ class Person:
     page: Page
     wire: Wire
     email: str = ""
+    screen_name: str = ""  # what others see (never the email)
     errors: list[str] = field(default_factory=list)  # uncaught script errors in the page
 
     @classmethod
@@ -95,9 +96,11 @@ class Person:
 
     def sign_up(self) -> None:
         self.email = f"{self.name}-{uuid.uuid4().hex[:6]}@example.org"
+        self.screen_name = f"{self.name.capitalize()[:12]} {uuid.uuid4().hex[:6]}"
         form = self.page.locator("#signup-form")
         form.get_by_label("sign-up email").fill(self.email)
         form.get_by_label("sign-up password").fill(PASSWORD)
+        form.get_by_label("sign-up screen name").fill(self.screen_name)
         form.get_by_role("button", name="create account").click()
         expect(self.page.locator("#view-lobby")).to_be_visible()
 

@@ -18,6 +18,7 @@ def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     alice.sign_up()
     page = alice.page
     expect(page.locator("#bal-available")).to_have_text("200")
+    expect(page.get_by_label("your screen name")).to_have_value(alice.screen_name)
     row = page.locator(f'#tables tr[data-table-id="{table_id}"]')
     expect(row).to_contain_text("Lobby test 1/2")
     expect(row).to_contain_text("No limit")
@@ -48,6 +49,15 @@ def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     expect(key).to_have_text(re.compile(r"^felt_ak_"))
     expect(page.locator("#agents")).to_contain_text("my-bot")
 
+    # the screen name can change; one holding the email is refused with the reason
+    page.get_by_label("your screen name").fill(alice.email.split("@")[0])
+    page.get_by_role("button", name="change screen name").click()
+    expect(page.locator("#toast")).to_contain_text("email")
+    alice.screen_name = "Alice " + alice.screen_name[-6:][::-1]
+    page.get_by_label("your screen name").fill(alice.screen_name)
+    page.get_by_role("button", name="change screen name").click()
+    expect(page.locator("#toast")).to_contain_text(f"You are now {alice.screen_name}.")
+
     page.get_by_role("button", name="log out").click()
     expect(page.locator("#view-auth")).to_be_visible()
     form = page.locator("#login-form")
@@ -59,3 +69,4 @@ def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     form.get_by_role("button", name="log in").click()
     expect(page.locator("#view-lobby")).to_be_visible()
     expect(page.get_by_label("new API key")).to_have_count(0)  # shown once
+    expect(page.get_by_label("your screen name")).to_have_value(alice.screen_name)

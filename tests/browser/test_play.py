@@ -59,7 +59,7 @@ def test_two_people_play_hold_em(people, new_table):
         p.open_table(table)
     alice.sit_down(buy_in=60)
     expect(bob.page.locator("#seat-controls")).to_contain_text("You are watching.")
-    expect(bob.page.locator(".seat:not(.empty) .name")).to_have_text([alice.page.locator("#me-name").inner_text()])
+    expect(bob.page.locator(".seat:not(.empty) .name")).to_have_text([alice.screen_name])
     bob.sit_down()  # no buy-in typed: the most the balance allows, within the table's range
     expect(bob.page.locator(".seat.mine .stack")).to_have_text("100")
     expect(alice.page.locator(".seat.mine .stack")).to_have_text("60")
@@ -136,7 +136,7 @@ def test_two_people_play_hold_em(people, new_table):
     expect(first.page.locator(OTHER_CARDS)).to_have_count(0)  # nothing revealed
     winner.page.get_by_role("button", name="show your cards").click()  # a voluntary reveal
     shown = first.page.locator("#results li").first
-    expect(shown).to_contain_text(f"{winner.page.locator('#me-name').inner_text()} shows")
+    expect(shown).to_contain_text(f"{winner.screen_name} shows")
     expect(shown.locator(".card.face")).to_have_count(2)
 
     # --- sit out and back in ------------------------------------------------------------
@@ -344,7 +344,7 @@ def test_a_buy_in_being_typed_survives_the_table_moving(people, new_table):
         p.open_table(table)
     typing.page.locator("#buy-in").fill("20")
     other.sit_down(60)
-    expect(typing.page.locator(".seat", has_text=other.email.split("@")[0])).to_be_visible()  # the table moved
+    expect(typing.page.locator(".seat", has_text=other.screen_name)).to_be_visible()  # the table moved
     expect(typing.page.locator("#buy-in")).to_have_value("20")
     typing.sit_down()
     expect(typing.page.locator(".seat.mine .stack")).to_have_text("20")
@@ -365,7 +365,7 @@ def test_who_sits_down_after_a_hand_is_not_shown_the_last_players_cards(people, 
     expect(winner.page.locator(".seat.mine")).to_have_count(0)
     left = folder.page.locator(f'.seat[data-seat="{number}"]')
     expect(left.locator(".payout")).to_contain_text("wins")  # the hand stays on the felt ...
-    expect(left.locator(".name")).to_have_text(winner.email.split("@")[0])  # ... under the name of who played it
+    expect(left.locator(".name")).to_have_text(winner.screen_name)  # ... under the name of who played it
     late = people("pia")
     late.sign_up()
     late.open_table(table)

@@ -220,6 +220,22 @@ async def test_end_to_end_two_agents_and_a_person_play_20_hands_with_privacy(sta
     await ws.close()
     person.task.cancel()
 
+    # every door (view, events, histories JSON and PHH, lobby, leaderboard) shows screen names,
+    # never an email or part of one (docs/gateway.md "Screen names")
+    for who in agents + [person_owner]:
+        rec = recs[who["participantId"]]
+        for path in ("/api/v2/poker/tables", "/api/v2/poker/leaderboard?limit=100"):
+            r = await http.get(path, headers=who["headers"])
+            assert r.status_code == 200
+            rec.add(r.text)
+    person_name = (await http.get("/api/v2/accounts/me", headers=person_owner["headers"])).json()["name"]
+    assert any(person_name in text for text in recs[person_owner["participantId"]].texts)
+    for pid, rec in recs.items():
+        blob = "\n".join(rec.texts).casefold()
+        for owner in owners:
+            local = owner["email"].split("@")[0].casefold()
+            assert owner["email"].casefold() not in blob and local not in blob, (pid, local)
+
     # privacy: nothing a participant received contains a card it may not see
     truth = await full_histories(bus, table_id, hand_ids)
     for pid, rec in recs.items():

@@ -43,7 +43,9 @@ const get = (path) => request("GET", path);
 const post = (path, body = {}) => request("POST", path, body);
 
 export const api = {
-  signUp: (email, password) => post("/api/v2/accounts/signup", { email, password }),
+  signUp: (email, password, screenName) => post("/api/v2/accounts/signup",
+    screenName ? { email, password, screenName } : { email, password }),
+  rename: (name) => request("PUT", "/api/v2/accounts/me/name", { name }),
   logIn: (email, password) => post("/api/v2/accounts/login", { email, password }),
   logOut: () => request("POST", "/api/v2/accounts/logout"),
   me: () => get("/api/v2/accounts/me"),

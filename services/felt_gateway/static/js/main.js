@@ -56,7 +56,7 @@ async function signedIn() {
   $("#account").hidden = false;
   try {
     const me = await api.me();
-    $("#me-name").textContent = me.name;
+    $("#me-name").value = me.name;
   } catch (err) {
     if (err instanceof ApiError && err.code === "unauthorized") { signedOut(); return; }
   }
@@ -89,12 +89,13 @@ async function submitAuth(ev, mode) {
   const out = $(".form-msg", form);
   out.textContent = "";
   try {
-    if (mode === "signup") await api.signUp(email, password);
+    if (mode === "signup") await api.signUp(email, password, form.elements.screenName.value.trim());
     const login = await api.logIn(email, password);
     session.token = login.token;
   } catch (err) {
     const fields = (err.details?.errors || []).map((e) => e.loc?.slice(-1)[0]).filter(Boolean);
-    out.textContent = err.code === "validation" && fields.length
+    out.textContent = err.details?.field ? err.message
+      : err.code === "validation" && fields.length
       ? `Check ${fields.join(" and ")}: an email address and a password of at least 8 characters.`
       : err.message;
     return;
@@ -103,7 +104,20 @@ async function submitAuth(ev, mode) {
   signedIn();
 }
 
+async function rename(ev) {
+  ev.preventDefault();
+  const input = $("#me-name");
+  try {
+    const out = await api.rename(input.value.trim());
+    input.value = out.name;
+    notify(`You are now ${out.name}.`);
+  } catch (err) {
+    notify(err.message, "error");
+  }
+}
+
 function boot() {
+  $("#name-form").addEventListener("submit", rename);
   $("#signup-form").addEventListener("submit", (ev) => submitAuth(ev, "signup"));
   $("#login-form").addEventListener("submit", (ev) => submitAuth(ev, "login"));
   $("#logout").addEventListener("click", async () => {
