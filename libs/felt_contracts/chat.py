@@ -1,6 +1,6 @@
 """Chat messages: post to a table, read its recent history, keep its membership, the event.
 
-Public table speech (seed 004, "Limits and chat"). The gateway authenticates and passes who is
+Public table speech (the Clawbet rules, "Limits and chat"). The gateway authenticates and passes who is
 speaking; the chat service checks that the speaker is a member of the table (seated — from the
 table's own seat events, `felt_contracts.table.SEAT_TAKEN` / `SEAT_FREED` / `SEATS_EMPTIED` —
 or watching, as the gateway says with `ChatJoin` / `ChatLeave`), cleans and checks the text, throttles per participant, stores the message in the
@@ -33,7 +33,7 @@ from pydantic import Field
 
 from felt_contracts.base import Event, Message, Request
 
-#: the most characters (Unicode code points) a message may have after cleaning (seed 004)
+#: the most characters (Unicode code points) a message may have after cleaning (the Clawbet rules)
 MAX_CHAT_CHARS = 500
 #: a raw `text` longer than this is `malformed` before any cleaning (bounds the work)
 MAX_RAW_CHARS = 4 * MAX_CHAT_CHARS

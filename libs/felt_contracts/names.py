@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-#: seed 004 actions; `hit` is ante-nl-1's check/call
+#: the Clawbet rules' actions; `hit` is ante-nl-1's check/call
 ActionName = Literal["fold", "check", "call", "bet", "raiseTo", "allIn", "draw", "hit"]
 #: where a hand is: a betting round, the draw (draw5-1), or over
 Phase = Literal["betting", "draw", "over"]
@@ -56,6 +56,6 @@ EventKind = (
         "preaction",
     ]
 )
-#: seed 002 pre-action checkboxes
+#: the five-card draw rules' pre-action checkboxes
 PreActionName = Literal["check_fold", "fold", "call_any", "raise_any"]
 PRE_ACTIONS: tuple[str, ...] = get_args(PreActionName)

@@ -119,13 +119,13 @@ class TableConfig(Message):
     seats: int = 9  # 2..10 within the profile (checked by the table service)
     admission: Admission = Admission.MIXED
     start_mode: StartMode = StartMode.EXPLICIT
-    auto_rebuy: bool = False  # the table allows auto-rebuy (seed 002)
+    auto_rebuy: bool = False  # the table allows auto-rebuy (the five-card draw rules)
     turn_seconds: float | None = None  # None: the service setting
     intermission_seconds: float | None = None
     # a per-player time bank (extra seconds used only when the turn clock expires, refilled once
     # per hand); None: off. Refused for nlhe-1 and ante-nl-1, whose texts fix the 30 s turn clock.
     time_bank: TimeBankPolicy | None = None
-    # a room limited by hands or time (seed 001): after `max_hands` settled hands, or once
+    # a room limited by hands or time (the Texas Hold'em rules): after `max_hands` settled hands, or once
     # `closes_at` (UTC) has passed, the hand in progress finishes, every seat is cashed out,
     # `table_closed` is published and joins are refused (`table_closed`). None: no limit.
     max_hands: Annotated[int, Field(ge=1, le=10**9)] | None = None
@@ -246,7 +246,7 @@ class Act(ParticipantCommand):
 
 
 class SetPreAction(ParticipantCommand):
-    """Seed 002 checkboxes for the current hand: check_fold, fold, call_any, raise_any (None clears)."""
+    """The five-card draw rules' checkboxes for the current hand: check_fold, fold, call_any, raise_any (None clears)."""
 
     type: Literal["preaction"] = "preaction"
     preaction: PreActionName | None
@@ -290,7 +290,7 @@ class Reconnect(ParticipantCommand):
 
 
 class Show(ParticipantCommand):
-    """After the hand: show your cards voluntarily (seed 001 "authorized voluntary reveal"), to
+    """After the hand: show your cards voluntarily (the Texas Hold'em rules' "authorized voluntary reveal"), to
     everyone. `hand_id`, when given, must be the last hand (a later deal ended that chance:
     `hand_closed`). Refused with `illegal_action` (details.reason `hand_running` or
     `nothing_to_show`) unless `TableView.can_show`."""
@@ -369,7 +369,7 @@ class Bounds(Message):
 
 
 class LegalActions(Message):
-    """seed 004 `legalActions`: None / False = unavailable. `call`/`all_in` are chips to add now;
+    """The Clawbet rules' `legalActions`: None / False = unavailable. `call`/`all_in` are chips to add now;
     `bet`/`raise_to` bounds are total street commitments; `draw` = discards allowed;
     `bet_add` (ante-nl-1 only, add-now convention): the `bet N` amounts that bet or raise."""
 
@@ -407,7 +407,7 @@ class PotView(Message):
 
 
 class HandView(Message):
-    """seed 004 `table.hand`: `actor_seat_id` = actorSeatId, `legal_actions` = legalActions
+    """The Clawbet rules' `table.hand`: `actor_seat_id` = actorSeatId, `legal_actions` = legalActions
     (yours, on your turn; None otherwise), `hole_cards` = your cards."""
 
     hand_id: str
@@ -436,7 +436,7 @@ class HandView(Message):
 
 
 class TableView(Message):
-    """seed 004 `table`: `your_seat_id` = yourSeatId (None: not seated / spectator). For a
+    """The Clawbet rules' `table`: `your_seat_id` = yourSeatId (None: not seated / spectator). For a
     seated viewer also: `auto_rebuy` (yours; `config.auto_rebuy` says whether the table allows
     it) and `can_show` (you may show your cards of the finished `hand` now)."""
 

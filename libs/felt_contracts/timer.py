@@ -31,9 +31,9 @@ MAX_PAYLOAD_BYTES = 4096
 
 
 class DeadlineKind(StrEnum):
-    TURN = "turn"  # 30 s (seeds 000, 004); the only kind that may use a time bank
-    DISCONNECT = "disconnect"  # 10 s grace (seed 000)
-    INTERMISSION = "intermission"  # 30 s between hands (seed 000)
+    TURN = "turn"  # 30 s (the ante room and Clawbet rules); the only kind that may use a time bank
+    DISCONNECT = "disconnect"  # 10 s grace (the ante room rules)
+    INTERMISSION = "intermission"  # 30 s between hands (the ante room rules)
     OTHER = "other"  # anything else: `delay_seconds` is required
 
 

@@ -1,7 +1,7 @@
 """Action input and the legal-actions answer (agent API shape).
 
 Internal model: ``Action(kind, amount)`` where ``amount`` of ``bet``/``raiseTo`` is
-the *total street commitment* (seed 004). Values are named tuples (built once per
+the *total street commitment* (the Clawbet rules). Values are named tuples (built once per
 action on the engine's hot path; immutable, compared by value). Kinds use the agent-API spelling:
 ``fold``, ``check``, ``call``, ``bet``, ``raiseTo``, ``allIn``, plus ``draw`` (five-card
 draw: ``cards`` = the cards to discard, possibly empty = stand pat). The ante-nl-1
@@ -27,7 +27,7 @@ Given: TypeAlias = object
 
 
 def shape_problem(kind: str, amount: int | None, has_cards: bool) -> str | None:
-    """The action's own shape (seed 004 action JSON): only `bet`/`raiseTo` take an amount, and
+    """The action's own shape (the Clawbet rules' action JSON): only `bet`/`raiseTo` take an amount, and
     they need one; only `draw` takes cards. None when the shape is right."""
     if kind in AMOUNT_KINDS and amount is None:
         return f"{kind} needs an amount"

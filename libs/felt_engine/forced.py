@@ -5,7 +5,7 @@ history's ``antes`` / ``blinds_or_straddles`` lists (:func:`forced_bets`) can ne
 disagree. A table picks its forced bets in :class:`~felt_engine.profiles.TableStakes`
 among the options its profile allows (``RulesProfile.ante_modes``, ``straddle``):
 
-* ``ante_mode="each"``: every dealt player antes (seed 003; ante-only games).
+* ``ante_mode="each"``: every dealt player antes (the Aetolia rules; ante-only games).
 * ``ante_mode="big_blind"``: the big blind posts one ante for the whole table
   (big-blind ante); ``"button"``: the button does (button ante). Either is dead
   money: it belongs to the main pot, whoever is still in (TDA).

@@ -1,6 +1,6 @@
 """Pots and settlement: a pure function over integer chips.
 
-Why layers: every distinct contribution level opens a new layer (seed 000), so an
+Why layers: every distinct contribution level opens a new layer (the ante room rules), so an
 all-in hand can only win, from each opponent, what it put in itself; folded chips
 stay in the layers they reached, but only live hands win.
 

@@ -1,11 +1,11 @@
-"""Pre-actions (seed 002 checkboxes) and queued leave behaviour.
+"""Pre-actions (the five-card draw rules' checkboxes) and queued leave behaviour.
 
 A player may pick one pre-action before their turn; it stays set for the rest of the
 hand (until changed or cleared) and is dropped when the player can no longer act
 (folded or all-in) and at hand end (a new hand starts with none):
 
 * ``check_fold`` - check when free, otherwise fold; it can be *set* only while
-  nobody has bet or raised in the current betting round (seed 002: "доступен на
+  nobody has bet or raised in the current betting round (the five-card draw rules: "доступен на
   каждом круге торговли пока кем-либо из игроков не была поднята ставка"); once set
   it stays and folds to a later bet;
 * ``fold``       - fold;

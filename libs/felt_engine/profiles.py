@@ -9,13 +9,13 @@ Choices documented here (where the seeds leave room):
 
 * Fixed limit: small bet = 1 *bet unit* on the first half of the streets, big bet =
   2 units on the rest (hold'em: unit = big blind, so BB preflop/flop, 2xBB turn/river).
-  Draw (seed 002, "на 1 или 2 анте"): unit = ante, a bet or raise is 1 ante before
+  Draw (the five-card draw rules, "на 1 или 2 анте"): unit = ante, a bet or raise is 1 ante before
   the draw and 1 or 2 antes after it (``limit_min_units=1``). A betting round
   is capped at 1 bet + 3 raises (the big blind counts as the bet preflop); the cap
   also applies heads-up (no uncapped heads-up exception). An all-in for less than a
   full bet/raise is a short raise: it does not count toward the cap nor reopen.
 * Minimum bet = 1 bet unit (BB with blinds, the ante in ante-only games: 10 in
-  ``ante-nl-1``). Minimum raise-to preflop = 2xBB (seed 003) falls out of "full raise
+  ``ante-nl-1``). Minimum raise-to preflop = 2xBB (the Aetolia rules) falls out of "full raise
   >= last full raise increment" with the BB as the first increment.
 * Forced bets a stack cannot cover: ``short_forced_bet="all_in"`` posts what the
   player has (all-in); ``"exclude"`` means the caller must not deal such a player in
@@ -157,7 +157,7 @@ def _holdem(version: str, structure: Structure, notes: str, fixed_turn_seconds: 
 PROFILES: dict[str, RulesProfile] = {
     p.rules_version: p
     for p in (
-        _holdem("nlhe-1", Structure.NO_LIMIT, "seeds 001, 003, 004", fixed_turn_seconds=30),
+        _holdem("nlhe-1", Structure.NO_LIMIT, "the Texas Hold'em, Aetolia and Clawbet rules", fixed_turn_seconds=30),
         _holdem("plhe-1", Structure.POT_LIMIT, "pot limit: max raise-to = pot after the call"),
         _holdem("flhe-1", Structure.FIXED_LIMIT, "fixed limit: BB/2xBB, 1 bet + 3 raises"),
         RulesProfile(
@@ -182,7 +182,7 @@ PROFILES: dict[str, RulesProfile] = {
             raise_cap=None,
             preactions=False,
             fixed_turn_seconds=30,
-            notes="seed 000",
+            notes="the ante room rules",
         ),
         RulesProfile(
             rules_version="draw5-1",
@@ -204,7 +204,7 @@ PROFILES: dict[str, RulesProfile] = {
             max_buy_in_units=50,
             start="explicit",
             raise_cap=4,
-            notes="seed 002; raise_cap applies to the fixed-limit structure only",
+            notes="the five-card draw rules; raise_cap applies to the fixed-limit structure only",
         ),
     )
 }

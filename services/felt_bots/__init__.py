@@ -1,4 +1,4 @@
-"""Felt's computer opponents: ordinary agents at three levels (Easy, Normal, Hard, seed 001).
+"""Felt's computer opponents: ordinary agents at three levels (Easy, Normal, Hard: the Texas Hold'em rules).
 
 Each level is one decision function `decide(view, rng) -> action` over exactly what the agent
 API returned (`GET /tables/{id}`: the table view with the agent's own cards and legal

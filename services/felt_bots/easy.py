@@ -1,4 +1,4 @@
-"""Easy (seed 001): mainly the immediate strength of its cards — the starting hand, then the
+"""Easy (the Texas Hold'em rules): mainly the immediate strength of its cards — the starting hand, then the
 made hand now; no position, pot odds, draws or reads."""
 
 from __future__ import annotations

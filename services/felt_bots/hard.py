@@ -1,4 +1,4 @@
-"""Hard (seed 001): Monte Carlo equity against plausible opponent ranges (read from the chips
+"""Hard (the Texas Hold'em rules): Monte Carlo equity against plausible opponent ranges (read from the chips
 each opponent put in, public), value bets and raises sized within the legal bounds by that
 equity, and bluffs at a controlled frequency (the share that makes a bet of that size break
 even), semi-bluffs with draws; five-card draw picks the hold with the best simulated equity."""

@@ -1,4 +1,4 @@
-"""Normal (seed 001): position, stack depth, pot odds, board texture and simplified starting
+"""Normal (the Texas Hold'em rules): position, stack depth, pot odds, board texture and simplified starting
 ranges — exact hand strength against every holding on the board, no simulation."""
 
 from __future__ import annotations

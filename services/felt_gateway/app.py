@@ -37,7 +37,7 @@ log = logging.getLogger("felt.gateway")
 #: the browser client (package data): index.html, ES modules, CSS; no build step
 STATIC = Path(__file__).parent / "static"
 
-DESCRIPTION = """The agent REST API of Felt (seed 004). Authenticate with
+DESCRIPTION = """The agent REST API of Felt (the Clawbet rules). Authenticate with
 `Authorization: Bearer <token>` (an owner's login token: acts as the owner's HUMAN participant)
 or `Authorization: Bearer <api key>` / `X-API-Key` (an agent). Errors are
 `{code, message, details}`. People use the WebSocket `/ws` (docs/protocol.md)."""

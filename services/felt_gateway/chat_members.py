@@ -1,4 +1,4 @@
-"""Who watches a table, as the gateway tells chat (seed 004: a participant who sits at a table
+"""Who watches a table, as the gateway tells chat (the Clawbet rules: a participant who sits at a table
 or watches it may speak there). Seats need no call: chat follows the table's own seat events.
 Watching is what only the gateway knows: a WebSocket subscribed to the table (until the
 participant's last socket there closes), or over REST a read of the table's view or events.

@@ -57,7 +57,7 @@ def act(
     *,
     with_view: bool = True,
 ) -> Act:
-    """The table's `Act` from the client's action JSON (seed 004; REST body or `act` frame;
+    """The table's `Act` from the client's action JSON (the Clawbet rules; REST body or `act` frame;
     `with_view`: the reply carries the view, which REST returns and a socket does not)."""
     return Act(
         participant_id=who.participant_id,

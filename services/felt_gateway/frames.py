@@ -195,7 +195,7 @@ class Hello(Frame):
 
 
 class Snapshot(Frame):
-    """The table as you may see it now (seed 004 `table`); events follow from `seq + 1`."""
+    """The table as you may see it now (the Clawbet rules' `table`); events follow from `seq + 1`."""
 
     type: Literal["snapshot"] = "snapshot"
     table_id: str

@@ -1,4 +1,4 @@
-"""The agent REST API under `/api/v2/poker` (seed 004): rules, lobby, seats, actions, the
+"""The agent REST API under `/api/v2/poker` (the Clawbet rules): rules, lobby, seats, actions, the
 authenticated view, long-poll events, chat, money, hand histories and limits.
 
 Every call is forwarded over the bus; the participant, its owner and its kind come from the
@@ -193,7 +193,7 @@ async def leave(request: Request, table_id: str, who: Who, idempotency_key: Idem
 async def act(
     request: Request, table_id: str, body: ActionBody, who: Who, idempotency_key: IdemKey = None
 ) -> JSONResponse:
-    """seed 004 action JSON (`fold`, `check`, `call`, `bet`, `raiseTo`, `allIn`; `hit` for
+    """The Clawbet rules' action JSON (`fold`, `check`, `call`, `bet`, `raiseTo`, `allIn`; `hit` for
     ante-nl-1; `draw` for draw5-1) with `handId`/`turnId` of the turn it is meant for. With an
     `Idempotency-Key`, a retry returns the first outcome; the same key with another body is 409."""
     # answered ahead of FastAPI by agent_loop.AgentLoop whenever the body is valid JSON of this shape
@@ -249,7 +249,7 @@ async def once(
 
 @router.post("/tables/{table_id}/preaction", response_model=CommandOut, summary="Set or clear a pre-action")
 async def preaction(request: Request, table_id: str, body: PreActionBody, who: Who) -> dict[str, Any]:
-    """Seed 002 checkboxes for the current hand: `check_fold`, `fold`, `call_any`, `raise_any`; null clears."""
+    """The five-card draw rules' checkboxes for the current hand: `check_fold`, `fold`, `call_any`, `raise_any`; null clears."""
     return command_out(await bus(request).table(table_id, commands.command(who, "preaction", preaction=body.preaction)))
 
 
@@ -279,7 +279,7 @@ async def sit_in(request: Request, table_id: str, who: Who, idempotency_key: Ide
 async def show(
     request: Request, table_id: str, who: Who, body: ShowBody | None = None, idempotency_key: IdemKey = None
 ) -> JSONResponse:
-    """Seed 001 voluntary reveal: once the hand you played is over and until the next deal, show
+    """The Texas Hold'em rules' voluntary reveal: once the hand you played is over and until the next deal, show
     your hole cards to everyone (a public `show` event; `table.canShow` says whether you may).
     `handId` (optional) names the hand you mean."""
     hand_id = body.hand_id if body else None
@@ -303,7 +303,7 @@ async def show(
 async def auto_rebuy(
     request: Request, table_id: str, body: AutoRebuyBody, who: Who, idempotency_key: IdemKey = None
 ) -> JSONResponse:
-    """Seed 002: while on, your stack is topped up to the table's maximum buy-in before each hand
+    """The five-card draw rules: while on, your stack is topped up to the table's maximum buy-in before each hand
     (within your balance) until you leave. Switching on needs a table whose `config.autoRebuy`
     is true; `table.autoRebuy` is your setting."""
     return await once(

@@ -1,4 +1,4 @@
-"""REST shapes: camelCase JSON per seed 004. Request bodies and the gateway's own envelopes are
+"""REST shapes: camelCase JSON per the Clawbet rules. Request bodies and the gateway's own envelopes are
 defined here; every bus model a response carries (table view, events, balance, limits...) is
 its contract model's camelCase twin (`twin`), so felt_contracts stays the one definition."""
 
@@ -236,7 +236,7 @@ def check_action_shape(type: str, amount: int | None, cards: list[str]) -> None:
 
 
 class ActionBody(Body):
-    """seed 004 action JSON plus the turn it is meant for. ante-nl-1: `hit` (check/call) and
+    """The Clawbet rules' action JSON plus the turn it is meant for. ante-nl-1: `hit` (check/call) and
     `bet` = chips to add now; draw5-1: `draw` with `cards` to discard."""
 
     type: ActionType
@@ -286,7 +286,9 @@ TableEventOut = twin(TableEvent)
 
 
 class TableEnvelope(BaseModel):
-    table: TableViewOut = Field(description="seed 004 `table`: yourSeatId, hand.actorSeatId, hand.legalActions, ...")  # type: ignore[valid-type]  # twin() builds the model at import time
+    table: TableViewOut = Field(  # type: ignore[valid-type]  # twin() builds the model at import time
+        description="The Clawbet rules' `table`: yourSeatId, hand.actorSeatId, hand.legalActions, ..."
+    )
 
 
 class CommandOut(BaseModel):

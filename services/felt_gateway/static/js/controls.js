@@ -1,6 +1,6 @@
 // Your turn: exactly the legal actions with their amounts, the bet/raise slider and number
 // input bounded by the legal min/max with quick sizes, ante-nl-1's `hit` and add-now bet,
-// the draw. Between turns: the seed-002 pre-action checkboxes. One action per turn is ever
+// the draw. Between turns: the five-card draw rules' pre-action checkboxes. One action per turn is ever
 // sent: every button is disabled while it is in flight, and its requestId names the turn,
 // so even a resent frame is applied once.
 
