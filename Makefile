@@ -29,8 +29,8 @@ install: $(STAMP) $(ENGINE)
 run: $(ENGINE)
 	$(BIN)/felt up
 
-# three workers on two cores: with two, the cores were idle a third of the time (141% CPU of
-# 200%: services starting, tests waiting on the room); 898 s -> 757 s on one machine
+# three workers on two cores: with two, the cores are idle a third of the time (services
+# starting, tests waiting on the room)
 test: $(ENGINE)
 	$(BIN)/python -m pytest -n 3 --dist loadgroup --no-loadscope-reorder --durations=15
 

@@ -1,11 +1,10 @@
 """The load generators' HTTP client for an agent's hot loop (long-poll the events, act).
 
 httpx costs the generator about 0.8 ms of CPU per request (anyio and httpcore's machinery) where
-aiohttp costs about 0.13 ms (measured side by side against one plain ASGI app, 6,000 requests
-each; docs/benchmarks.md, "The load generator's HTTP client"): with httpx the generator, not the
-room, was the busiest process of a REST run. Setup (sign-ups, keys, joins) keeps the tests'
-httpx helpers; only the loop that runs for the whole measured window uses this. Its JSON is
-orjson's: the standard library's decoder was a sixth of the generator's CPU at 30 REST tables.
+aiohttp costs about 0.13 ms (side by side against one plain ASGI app): with httpx the generator,
+not the room, would be the busiest process of a REST run. Setup (sign-ups, keys, joins) keeps the
+tests' httpx helpers; only the loop that runs for the whole measured window uses this. Its JSON is
+orjson's: the standard library's decoder costs the generator several times more.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@
 
 The room is seven processes that wake each other for every action (gateway, table, wallet, limits,
 timer, NATS, Valkey), so its CPU per hand follows what a wake-up costs on the machine, which the
-engine benchmark does not see: on 2026-12-06 two machines ran the engine at about the same speed and
-the room at 18 and 40 ms of CPU per hand with the same code (docs/benchmarks.md). Printed, side by
-side in one run:
+engine benchmark does not see: two machines that run the engine at about the same speed can run the
+room at twice the CPU per hand apart with the same code (docs/benchmarks.md, "Wake-ups"). Printed,
+side by side in one run:
 
 - a pipe ping-pong between two processes (one byte each way), free to run on any core, and both
   pinned to one core: wall time and CPU per round trip of each side, and the ratio;

@@ -22,9 +22,8 @@ p50/p99, actions/s, CPU (share of one core) and RSS of every service and of this
 
 The agents run in `--workers` processes (default: one per core), each with its own event loop, so
 the load generator's own loop lag (reported per step: the p99 and the worst delay of a 50 ms sleep)
-stays out of the latencies; one process served 240 agents with a p99 loop lag of 144 ms (with
-httpx). On 2 cores two workers cost less than four for the same loop lag (2,000 seated: 0.31 of a
-core against 0.37, lag p99 21 / 20 ms; docs/benchmarks.md, 2026-12-06 second session). Each worker
+stays out of the latencies (one process for every agent would add its own lag to each of them);
+one worker per core costs less CPU than more workers for the same loop lag. Each worker
 freezes its heap (`felt_runtime.collector.freeze_heap`, as the services do) as a measured window
 begins, so the collections in it do not walk every agent's session and socket. The main
 process starts the room, creates the tables and `--owner-groups` groups of three owners (one

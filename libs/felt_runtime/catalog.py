@@ -20,9 +20,8 @@ SERVICES: dict[str, int] = {
 #: Most of what limits, the timer and chat do is off the action's path: limits applies the
 #: wallet's transfer events in SQL batches (it answers a call's or bet's wager check from memory,
 #: the one part on the path), the timer arms deadlines seconds away without the table waiting,
-#: chat carries chat. On one busy host they give way to the gateway, table and wallet: at 1,800
-#: and 2,000 seated agents on 2 cores, a lower p99 action -> update in each of six alternated
-#: pairs of runs (docs/benchmarks.md, "The services off the action's path give way").
+#: chat carries chat. On one busy host they give way to the gateway, table and wallet, whose
+#: requests then wait less for a core (docs/architecture.md, "What stays on the action's path").
 NICE: dict[str, int] = {"limits": 10, "timer": 10, "chat": 10}
 
 

@@ -7,16 +7,15 @@ once `MOST_NEW_OBJECTS` more objects are alive than after the last one.
 
 Why: CPython 3.11 starts a young collection when allocations less deallocations pass a threshold.
 In a steady service old objects die about as fast as new ones are made, so by then the young
-generation holds every pending long-poll, socket receive and table outcome made since: 60,000 to
-170,000 live objects in the gateway at 2,000 seated, 50-180 ms of a stopped event loop each, a few
-times a minute, and every action in flight waits it out. Almost all of a service's garbage is
-freed by reference counting as it goes; what only the collector frees (cycles: a closed HTTP
-connection's protocol and parser, an exception's traceback) is well under a MB a minute in steady
-play (docs/benchmarks.md, "The collector paced by the service"), collected on the next round.
+generation holds every pending long-poll, socket receive and table outcome made since: in a busy
+gateway, tens of thousands of live objects and a stopped event loop a few times a minute, which
+every action in flight waits out. Almost all of a service's garbage is freed by reference counting
+as it goes; what only the collector frees (cycles: a closed HTTP connection's protocol and parser,
+an exception's traceback) is small in steady play and waits for the next round
+(docs/benchmarks.md, "Garbage collector").
 
-What survives a round is frozen too, so the next round walks only what was made since (a full
-collection walked every live object: 0.6-0.7 s of stopped loop in the gateway at 2,000 seated, most
-of it feeds and connections older than the last round). Cycles that form among frozen objects
+What survives a round is frozen too, so the next round walks only what was made since, not every
+live object (most of them feeds and connections older than the last round). Cycles that form among frozen objects
 later (a long-lived connection closed) wait for every `THOROUGH_EVERY`-th round, which unfreezes
 everything and walks it all once.
 
@@ -36,8 +35,7 @@ from felt_runtime.metrics import GC_FROZEN, GC_PAUSE
 log = logging.getLogger("felt.collector")
 
 #: with the automatic collector: young collections every 20,000 net allocations instead of 700, so a
-#: request's short-lived objects die before a collection sees them (docs/benchmarks.md, "Feed
-#: memory, FastAPI's telemetry and the garbage collector")
+#: request's short-lived objects die before a collection sees them
 GC_THRESHOLDS = (20_000, 10, 10)
 #: a paced collector also collects once this many more objects are tracked than after its last
 #: collection (CPython's net count): a burst of garbage (a reconnect storm's closed connections) waits

@@ -11,9 +11,9 @@ POOL_WAIT_SECONDS = 10.0
 
 def make_redis(url: str, pool_size: int = POOL_SIZE) -> Redis:
     """A client whose commands wait for a free connection when all `pool_size` are busy. The
-    default pool raised `MaxConnectionsError` instead: with 1,200 players at the gateway more than
-    100 requests held a connection at once, and their actions were answered 500 (make load,
-    docs/benchmarks.md). A burst is queued and served, as the room does with every other burst."""
+    default pool raises `MaxConnectionsError` instead, and a busy gateway has more requests holding
+    a connection at once than the pool has connections: those actions would be answered 500. A
+    burst is queued and served, as the room does with every other burst."""
     pool = BlockingConnectionPool.from_url(
         url,
         max_connections=pool_size,

@@ -278,8 +278,8 @@ async def check_dependencies(name: str, settings: Settings, ctx: ServiceContext 
 
 class _Server(uvicorn.Server):
     """uvicorn's server, telling the service it stops (`ServiceContext.stopping`) before it
-    waits for the requests in flight: the gateway's long-polls held a Ctrl-C of `make run` for
-    up to their whole wait (9.7 s measured)."""
+    waits for the requests in flight: otherwise the gateway's long-polls would hold a Ctrl-C of
+    `make run` for up to their whole wait."""
 
     def __init__(self, stopping: list[Callable[[], None]], config: uvicorn.Config) -> None:
         super().__init__(config)

@@ -31,19 +31,19 @@ class Settings(BaseSettings):
     http_host: str = "127.0.0.1"
     http_port: int = Field(default=0, ge=0, le=65535)  # 0: the service's default port
     # how long an idle HTTP connection stays open: longer than clients keep one in their pools
-    # (httpx 5 s, aiohttp 15 s, a load balancer's 60 s); uvicorn's own 5 s raced httpx's, whose
-    # next request then met the closing socket (a reset, in a burst of joins at 960 seated)
+    # (httpx 5 s, aiohttp 15 s, a load balancer's 60 s); at uvicorn's own 5 s a client's request
+    # sent on a pooled connection as the server closed it met a reset
     http_keep_alive_seconds: int = Field(default=75, ge=1, le=3600)
     # per-message deflate on WebSockets (the gateway's): off, because a frame is ~500 bytes of
-    # JSON (~0.6 KB/s per seated player) while the compressor cost the gateway 7% of its CPU per
-    # action and half its memory per socket (94 -> 47 KB) at 2,000 seated (docs/benchmarks.md)
+    # JSON (well under a KB/s per seated player) while the compressor keeps a context per socket
+    # (half the gateway's memory per socket) and costs CPU per frame (docs/benchmarks.md, "Gateway")
     http_ws_compression: bool = False
     # the process's CPU priority (Unix nice, applied at start): on one host, the services mostly off
     # the action's path give way to those on it when the cores are busy (`catalog.NICE`, `felt up`)
     nice: int = Field(default=0, ge=0, le=19)
     # one full garbage collection every so many seconds, the automatic collector off
-    # (felt_runtime.collector: its young collections stopped the gateway 50-180 ms a few times a
-    # minute at 2,000 seated); 0 keeps the automatic collector
+    # (felt_runtime.collector: its young collections stop a busy gateway's loop a few times a
+    # minute); 0 keeps the automatic collector
     gc_full_seconds: float = Field(default=300.0, ge=0, le=86400)
     log_level: str = "INFO"
     request_timeout: float = Field(default=5.0, gt=0)

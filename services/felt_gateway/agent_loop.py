@@ -3,10 +3,9 @@ FastAPI's stack.
 
 Why: these two are most of the gateway's requests, and FastAPI's and Starlette's middlewares,
 routers and dependency solving around them cost more than the work. A long-poll held through
-that stack was 22 coroutines with their closures and contexts; at 2,000 seated ~700 pending ones
-were most of the young objects the garbage collector walks, in stops of 50-180 ms that every
-request in flight waits out (docs/benchmarks.md, "The gateway's garbage collector at 2,000
-seated"), and FastAPI's routing around an action was ~12% of the gateway's busy samples. Here
+that stack is twice the coroutines, with their closures and contexts, and in a busy gateway the
+pending ones are most of the young objects the garbage collector walks while every request in
+flight waits; FastAPI's routing around an action costs more than the action's own work. Here
 they call the routes' own functions (`poker.events`, `poker.act`) with the same validation
 models, and answer errors as FastAPI's handlers do (`errors.response_for`). FastAPI's routes stay
 the endpoints' definition: the OpenAPI entries, and the answer to every request this layer

@@ -70,9 +70,8 @@ class Correlate:
             CORRELATION.reset(token)
 
 
-#: Felt's metrics are Prometheus (docs/operations.md): FastAPI's OpenTelemetry bridge stays off, and
-#: so it no longer asks OpenTelemetry's global providers (an environment lookup) on every request,
-#: 2.7% of the gateway's busy samples at 720 seated (docs/benchmarks.md)
+#: Felt's metrics are Prometheus (docs/operations.md): FastAPI's OpenTelemetry bridge stays off, so
+#: no request asks OpenTelemetry's global providers (an environment lookup)
 NO_OPENTELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
 
 

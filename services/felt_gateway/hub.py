@@ -4,9 +4,9 @@
   table's public subject and every participant's private subject) on the broker's own nats-py
   connection, however many sockets and long-polls watch the table. It keeps the table's last
   numbered events in order (`base + 1 .. top`, at most `keep`), each with its public copy and
-  any private copies, kept as their JSON text: a dict per copy made every kept event several
-  objects for the garbage collector, and at 1,000 seated players its full collections of the
-  gateway's heap took up to 1.3 s each, the whole tail of `make load` (docs/benchmarks.md). Which participant has a private copy of a seq is the table's mark (the
+  any private copies, kept as their JSON text: a dict per copy would make every kept event several
+  objects for the garbage collector to walk, and its full collections of a busy gateway's heap
+  would stop every request in flight. Which participant has a private copy of a seq is the table's mark (the
   `PRIVATE_COPY` header, felt_contracts.table): the feed knows no event kinds. A listener reads what *it* may see after its own `seq` straight from
   memory: public copies for everyone, a participant's private copy only for that participant.
   Nothing is fetched from the table while the feed is contiguous with the listener.
@@ -53,8 +53,8 @@ MAX_IDLE = 256  # feeds lingering without listeners, at most
 
 def event_json(ev: TableEvent) -> str:
     """An event as clients get it (camelCase), serialized once. Text, not orjson's bytes: those
-    keep orjson's whole write buffer (8 KB for a 600-byte event, measured), a gigabyte at 1,000
-    seated players."""
+    keep orjson's whole write buffer (kilobytes for a 600-byte event), a gigabyte across a busy
+    gateway's feeds."""
     return dumps(camel(ev))
 
 

@@ -48,9 +48,8 @@ Kind = Literal["HUMAN", "AGENT"]
 HUMAN: Final = "HUMAN"
 AGENT: Final = "AGENT"
 
-#: the two reads of an authentication, built once with the secret's hash as a parameter: built
-#: per call (its construction and SQLAlchemy's cache key for it) the read took 246 µs on SQLite,
-#: prebuilt 77 µs, and at 2,000 agents the cache misses about 44 times a second
+#: the two reads of an authentication, built once with the secret's hash as a parameter: built per
+#: call, the statement's construction and SQLAlchemy's cache key for it cost twice the read itself
 _TOKEN_PRINCIPAL = (
     sa.select(tokens.c.owner_id, tokens.c.expires_at, participants.c.id, participants.c.name)
     .join(participants, sa.and_(participants.c.owner_id == tokens.c.owner_id, participants.c.human_slot == HUMAN))
@@ -294,7 +293,7 @@ class Identity:
                     self._cache.clear()
             # each entry trusted for a random half to all of the TTL: credentials first used
             # together (a room opening, a reconnect storm) are not all read again in the same
-            # second (at 960 seated agents that burst was most of the load test's p99)
+            # second (such a burst of reads would be the tail of every request waiting behind it)
             ttl = self.cache_seconds * random.uniform(0.5, 1.0)
             self._cache[key] = (mono + min(ttl, valid_for), principal)
         return principal

@@ -1,6 +1,6 @@
 """JSON out of the gateway's hot paths (actions, long-polls, socket frames) with orjson: the
-standard library's encoder was the largest single cost of the gateway at 30 REST tables (7% of
-its busy samples; docs/benchmarks.md). Same output: compact, UTF-8, integer dict keys as strings."""
+standard library's encoder would be the largest single cost of a busy gateway. Same output:
+compact, UTF-8, integer dict keys as strings."""
 
 from __future__ import annotations
 

@@ -341,7 +341,7 @@ async def events(request: Request, table_id: str, who: Who, query: Annotated[Eve
     readies up between hands) is not woken by each move of the others. `lastSeq`: ask again with `after=lastSeq`."""
     # answered ahead of FastAPI by agent_loop.AgentLoop (calling this function) whenever the query is valid.
     # The events are the hub's serialized copies, embedded as they are, so the response skips FastAPI's validation
-    # of them against EventsOut (6% of the gateway's busy samples at 480 players); tests/gateway/test_zz_openapi.py
+    # of them against EventsOut (a second parse of every event); tests/gateway/test_zz_openapi.py
     # checks the shape
     check_table_id(table_id)
     hub: Hub = request.app.state.hub
@@ -557,9 +557,8 @@ async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]
     return camel(state)
 
 
-#: the agents' loop, matched first: FastAPI tries a router's routes in order at about 5 µs each,
-#: and these two are most of the requests (a long-poll per agent and an action per turn); 60 µs
-#: of a 330 µs long-poll was routing with them twelfth (docs/benchmarks.md, "Gateway requests")
+#: the agents' loop, matched first: FastAPI tries a router's routes in order, a few µs each, and
+#: these two are most of the requests (a long-poll per agent and an action per turn)
 EVENTS_PATH = f"{router.prefix}/tables/{{table_id}}/events"
 ACTIONS_PATH = f"{router.prefix}/tables/{{table_id}}/actions"
 HOT_PATHS = (EVENTS_PATH, ACTIONS_PATH)

@@ -17,15 +17,15 @@ class GatewaySettings(BaseSettings):
     )  # a table feed stays subscribed this long after its last listener
     #: events a table feed keeps in memory: each costs ~1 KB with its camelCase copies, so a
     #: gateway watching a table holds ~256 KB for it at the default (several hands: live readers
-    #: are a few events behind); a reader further behind asks the table. 2,048 took the gateway
-    #: to 1.6 GB at 2,400 seated players (docs/benchmarks.md)
+    #: are a few events behind); a reader further behind asks the table. Ten times that grows a
+    #: busy gateway by gigabytes once every feed has filled
     feed_keep_events: int = Field(default=256, ge=16)
     login_attempts_per_email: int = Field(default=5, gt=0)  # failed logins of one email per window, then 429
     login_attempts_per_address: int = Field(default=100, gt=0)  # failed logins from one client address per window
     login_window_seconds: int = Field(default=900, gt=0)
-    #: how long an `Idempotency-Key`'s outcome is kept (~400 B each in Valkey). A day held ~10 GB
-    #: at the 300 actions/s of 2,000 seated players; an hour holds ~430 MB and is far past any
-    #: retry (a turn lasts seconds; felt_client gives up after 8 backed-off tries)
+    #: how long an `Idempotency-Key`'s outcome is kept (~400 B each in Valkey): at 300 actions/s a
+    #: day would hold ~10 GB and an hour holds ~430 MB, far past any retry (a turn lasts seconds;
+    #: felt_client gives up after 8 backed-off tries)
     idempotency_ttl_seconds: int = Field(default=3600, gt=0)
     longpoll_max_seconds: float = Field(default=30.0, gt=0, le=120)
     ws_max_frame_bytes: int = Field(default=16 * 1024, gt=0)

@@ -3,10 +3,8 @@
 `check` is on the path of every table action that takes new risk (a join, each deal's
 `start_hand` per seat, each voluntary wager, `continue_session` per seat after a settlement), so
 it is a fast responder: its checks run concurrently (a holding check still waits for the other
-holding checks of its owner, `Holds.lock`). As a FastStream subscriber it answered one check at a
-time, and the checks a hand's end sends together for every seat queued behind each other and
-behind the other tables' checks: 13 ms median, 280 ms p99 between sending a check and its
-handler starting at 120 seated players (`make load`, docs/benchmarks.md). The rest are rare
+holding checks of its owner, `Holds.lock`): answered one at a time, the checks a hand's end sends
+together for every seat would queue behind each other and behind the other tables'. The rest are rare
 (operators, the lobby) and stay one at a time."""
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ freezes only by its commands. So a copy of what a check read — a scope's caps 
 daily row, a scope's reserved exposure, a session's hands and wager — stays true if every write
 of limits updates it after its commit: the daily and session deltas are added to the rows the
 copy holds, and what is not a plain sum (exposure, a closed session, a changed cap or freeze)
-is dropped and read again. A check that finds everything here reads no database at all (the
-read was a third of limits' CPU at 100 tables, docs/benchmarks.md).
+is dropped and read again. A check that finds everything here reads no database at all, and the
+read is most of what a check costs (docs/benchmarks.md, "Limits check").
 
 A read from the database is kept only if no write of limits was in flight or finished while it
 ran (`generation`): its rows could miss that write's deltas, or already hold them and get them

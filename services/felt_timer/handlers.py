@@ -3,9 +3,8 @@
 Every subject is a fast responder (`responder(..., fast=True)`), answered concurrently: each
 handler is one Lua script or read in Redis, atomic by itself, so nothing relies on one-at-a-time
 order (a table sends its own timer requests one after the other). `schedule` is on the path of
-every table action (the next turn's deadline); as a FastStream subscriber, answering one message
-at a time with its per-message machinery, a request waited 4 ms median and 190 ms p99 before its
-handler started at 120 seated players (`make load`, docs/benchmarks.md)."""
+every table action (the next turn's deadline): answered one message at a time, every table's
+requests would queue behind each other."""
 
 from __future__ import annotations
 

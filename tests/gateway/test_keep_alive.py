@@ -2,9 +2,8 @@
 
 A server that closes idle connections when the client's pool expires them (uvicorn's 5 s and
 httpx's 5 s) races the client: a request sent on a connection the server is closing meets a
-reset. The load generator's burst of joins lost a join so in 7 runs of 13 on a slow machine
-(`httpx.ReadError`, and the kernel's `TCPAbortOnClose`); with the keep-alive at 75 s, in none of
-10 (docs/benchmarks.md, "Connections reset in a burst of joins")."""
+reset (`httpx.ReadError`, and the kernel's `TCPAbortOnClose`), as a load generator's burst of
+joins does on a busy machine."""
 
 from __future__ import annotations
 
