@@ -1,4 +1,4 @@
-"""Rooms limited by hands or time (seed 001 "Rooms may be limited by time or by number of
+"""Rooms limited by hands or time (the Texas Hold'em rules: "Rooms may be limited by time or by number of
 hands"), and operators closing a table.
 
 A table is due to close once it has settled `config.max_hands` hands, once `config.closes_at`

@@ -10,8 +10,8 @@ the first outcome. The table deals no new hand while an end is unanswered.
 The wallet is asked by the next command of the table's queue (`Do`), not by the command that
 ended the hand: that command's reply (the last action of the hand) goes out once the end is
 stored and the result published, without waiting for the settlement and what follows it (the
-limits' `continue_session` checks of every seat, the intermission deadline). Those cost the
-last action of a hand 40–500 ms p99 at 120 seated players (`make load`, docs/benchmarks.md).
+limits' `continue_session` checks of every seat, the intermission deadline), which would make
+the last action of every hand the slowest.
 Until the wallet answers, the table is where it is when the wallet is slow: `ending` is set,
 nothing is dealt, a leaver's cash-out waits for the end.
 """

@@ -26,7 +26,7 @@ class _Draw(TypedDict):
     seats: int
 
 
-#: blind tables: 1/2 with a buy-in of 20..100 big blinds; draw: ante 4 with 10..50 antes (seed 002)
+#: blind tables: 1/2 with a buy-in of 20..100 big blinds; draw: ante 4 with 10..50 antes (the five-card draw rules)
 _BLINDS = _Blinds(small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=200)
 _DRAW = _Draw(rules_version="draw5-1", ante=4, min_buy_in=40, max_buy_in=200, seats=6)
 

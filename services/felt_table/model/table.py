@@ -177,7 +177,7 @@ class Table:
 
     def showable(self, s: Seat) -> bool:
         """May this seat show its cards now? Once the hand it played is over, until the next deal,
-        unless they are already shown (seed 001 voluntary reveal)."""
+        unless they are already shown (the Texas Hold'em rules' voluntary reveal)."""
         st = self.state
         if st is None or st.phase != "over" or not self.played(s):
             return False

@@ -1,4 +1,4 @@
-"""One active table session per participant (seed 004), across every table-service replica:
+"""One active table session per participant (the Clawbet rules), across every table-service replica:
 a claim per participant in the JetStream KV bucket `felt-table-sessions` (key: the
 participant, value: the table). `kv.create` is atomic, so of two replicas seating the same
 participant at once exactly one wins; a release deletes the claim only at the revision this
@@ -60,8 +60,8 @@ class SessionRegistry:
 
     async def claims(self) -> dict[str, Claims]:
         """Every claim, by table: one pass over the bucket with its values. A read per key (the
-        keys, then a get each) made every table opened in a busy room wait for the whole
-        room: 3.6 s at 1,680 seated players, past the 5 s of an operator's create."""
+        keys, then a get each) would make every table opened in a busy room wait for the whole
+        room, for longer than an operator's create waits."""
         watcher = await self.kv.watchall(ignore_deletes=True)
         by_table: dict[str, Claims] = defaultdict(list)
         try:

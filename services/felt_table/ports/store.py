@@ -81,8 +81,8 @@ class Store:
 
     async def add_table(self, table_id: str, config: str, at: datetime) -> None:
         """Through the store's one writer, queued behind at most the batch in progress: on SQLite a
-        second writer polled for the lock between the play's back-to-back group commits and lost
-        for seconds (table creation timed out in a busy room, docs/benchmarks.md)."""
+        second writer polls for the lock between the play's back-to-back group commits and can lose
+        for seconds (a table's creation would time out in a busy room)."""
         await self.transactions.run(_add_table, table_id, config, at)
 
     async def hands_played(self, table_id: str) -> int:

@@ -5,10 +5,10 @@ travel alone: the first turn queued opens a short window (`window`), and what ev
 by its end leaves as one `ScheduleDeadlines`, one request at a time, in the order the turns
 happened. Each deadline leaves with its delay less the time it waited, so the timer fires it
 when the table said. A deadline that a newer one of the same key replaces before it is sent is
-dropped (the timer would replace it anyway). One request per action per table cost the table and
-the timer more CPU than the timer's own work (a NATS request/reply, its envelope and a Redis
-round trip each); at human pace, without the window, the request in flight rarely had more than
-one turn queued behind it (docs/benchmarks.md).
+dropped (the timer would replace it anyway). One request per action per table would cost the
+table and the timer more CPU than the timer's own work (a NATS request/reply, its envelope and a
+Redis round trip each); at human pace, without the window, the request in flight would rarely
+have more than one turn queued behind it.
 """
 
 from __future__ import annotations

@@ -66,9 +66,9 @@ class Recent:
     """The outcomes of a table's last commands by `message_id` (bounded, oldest dropped first).
 
     Each is kept as JSON text without its table view. Text is invisible to the garbage
-    collector: kept as models, the outcomes (256 per table) were about a quarter of the table
-    service's young generation at 1,800 seated players, walked by every young collection
-    (docs/benchmarks.md); a view would be most of an outcome. A replay carries the table as it is
+    collector: kept as models, the outcomes (256 per table) would be a large share of a busy table
+    service's young generation, walked by every young collection; a view would be most of an
+    outcome. A replay carries the table as it is
     at the replay, as the gateway's replays do, with the first outcome's status, seq, seat and
     buy-in; a kept refusal is raised anew, with no traceback of the failed handler."""
 
