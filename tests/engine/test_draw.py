@@ -88,7 +88,7 @@ def test_short_stub_is_completed_from_earlier_discards_reshuffled_never_own():
 
 
 def test_fixed_limit_draw_bets_one_ante_then_one_or_two_antes():
-    # seed 002: "1 ante on the first round and 1 or 2 antes on the second"
+    # the five-card draw rules: "1 ante on the first round and 1 or 2 antes on the second"
     st = draw_hand("fixed-limit")
     assert legal_actions(st, 1).bet == Bounds(10, 10)
     assert code_of(st, 1, Action.bet(20)) == "amount_out_of_bounds"

@@ -1,4 +1,4 @@
-"""Hand evaluation: one named test per ranking rule (seed 002), exhaustive five-card
+"""Hand evaluation: one named test per ranking rule (the five-card draw rules), exhaustive five-card
 counts, and agreement with treys (lower-is-better) on a million seeded 7-card hands."""
 
 import random

@@ -296,7 +296,7 @@ def test_pokerkit_replays_heads_up_blinds():
 
 
 def test_pokerkit_replays_blinds_and_antes_split_pot():
-    # seed 003: blinds and antes together; identical straights split the pot
+    # the Aetolia rules: blinds and antes together; identical straights split the pot
     h = PhhHand(
         "NT",
         [1, 1, 1],

@@ -1,4 +1,4 @@
-"""Pot layering and settlement rules (seeds 000, 001, 003, 004; DESIGN §1)."""
+"""Pot layering and settlement rules (the ante room, Texas Hold'em, Aetolia and Clawbet rules; DESIGN §1)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_each_layer_awarded_separately():
 
 
 def test_all_in_wins_at_most_its_contribution_from_each_opponent():
-    # seed 003: all-in with 100 wins at most 100 per player; the rest goes to the next best
+    # the Aetolia rules: all-in with 100 wins at most 100 per player; the rest goes to the next best
     contributions = {1: 100, 2: 300, 3: 250, 4: 60}
     s = settle(contributions, {1, 2, 3}, {1: 10, 2: 2, 3: 5}, ORDER)
     assert s.payouts[1] == 100 + 100 + 100 + 60  # own 100 + 100 from 2, 3 + 60 from folded 4

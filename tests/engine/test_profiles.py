@@ -44,7 +44,7 @@ def test_profile_facts_from_the_seeds():
 def test_blind_profiles_need_blinds():
     p = get_profile("nlhe-1")
     validate_stakes(p, TableStakes(10, 20, 0, 400, 2000))
-    validate_stakes(p, TableStakes(10, 20, 5, 400, 2000))  # antes with blinds (seed 003)
+    validate_stakes(p, TableStakes(10, 20, 5, 400, 2000))  # antes with blinds (the Aetolia rules)
     for bad in (
         TableStakes(0, 20, 0, 400, 2000),
         TableStakes(30, 20, 0, 400, 2000),

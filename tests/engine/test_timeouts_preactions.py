@@ -128,7 +128,7 @@ def test_check_fold_preaction_checks_when_free_and_folds_to_a_bet():
 
 
 def test_check_fold_can_be_set_only_while_nobody_has_bet_this_round():
-    # seed 002: the checkbox is available on every round until someone raises the bet
+    # the five-card draw rules: the checkbox is available on every round until someone raises the bet
     st = new_hand("nlhe-1", {0: 1000, 1: 1000, 2: 1000}, button=0)
     assert "check_fold" in available_preactions(st, 2)  # blinds alone are no raise
     st = play(st, "0 raiseTo 60")

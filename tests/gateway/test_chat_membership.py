@@ -55,7 +55,7 @@ async def test_a_player_who_leaves_over_the_websocket_can_no_longer_chat(stack, 
         await eventually(status, lambda s: s == 403, timeout=10, what="chat after leaving")
         refused = await ws.send({"type": "chat", "tableId": table_id, "text": "still here?"})
         assert refused["type"] == "error" and refused["code"] == "forbidden", refused
-        # watching (seed 004) is what lets a player who stood up go on talking ...
+        # watching (the Clawbet rules) is what lets a player who stood up go on talking ...
         sub = await ws.send({"type": "subscribe", "tableId": table_id, "requestId": "s"})
         assert sub["type"] == "subscribed", sub
         assert await status() == 200

@@ -1,5 +1,5 @@
 """Controls the table has, reached by clients over REST and the WebSocket alike: sit out / sit
-in, voluntary show after the hand (seed 001), auto-rebuy on/off — with the view fields a
+in, voluntary show after the hand (the Texas Hold'em rules), auto-rebuy on/off — with the view fields a
 client needs for them, the events everyone sees, and refusals with stable codes that change
 nothing."""
 

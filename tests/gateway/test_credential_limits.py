@@ -1,5 +1,5 @@
 """Credential policies through the real gateway: the API key a request comes with names its own
-limits scope (seed 004: account, participant, credential and session policies all apply)."""
+limits scope (the Clawbet rules: account, participant, credential and session policies all apply)."""
 
 from __future__ import annotations
 

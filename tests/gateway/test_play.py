@@ -436,7 +436,7 @@ async def test_another_participants_key_never_shows_your_cards(stack, http, bus)
 
 
 async def test_a_rest_watcher_may_chat(stack, http, bus) -> None:
-    """seed 004: whoever watches a table may post; over REST, watching is reading its view or events."""
+    """The Clawbet rules: whoever watches a table may post; over REST, watching is reading its view or events."""
     table_id = await create_table(bus)
     viewer, poller = await sign_up(http), await new_agent(http, await sign_up(http))
     chat = f"/api/v2/poker/tables/{table_id}/chat"

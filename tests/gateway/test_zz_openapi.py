@@ -113,7 +113,7 @@ def _free_form(schema: object, defs: dict, path: str, seen: set[str]) -> list[st
 
 
 def test_every_response_is_typed() -> None:
-    """seed 004 shapes for agent authors: no 2xx JSON response of the API is a free-form object."""
+    """The Clawbet rules' shapes for agent authors: no 2xx JSON response of the API is a free-form object."""
     doc = make(Settings())[0].openapi()
     defs = doc["components"]["schemas"]
     loose = []

@@ -124,7 +124,7 @@ async def test_parallel_buy_ins_never_exceed_a_cap_or_a_balance(room, http, bus)
     reserved = [(await http.get("/api/v2/poker/balance", headers=b["headers"])).json()["reserved"] for b in bots]
     assert sorted(reserved) == [0] * 4 + [40] * 2
 
-    # one account, many tables at once: one active session per participant (seed 004), and
+    # one account, many tables at once: one active session per participant (the Clawbet rules), and
     # never more reserved than the balance (joins that raced past the session rule: refused funds)
     rich = await agent(http, await owner(http), "one-balance")
     start = (await http.get("/api/v2/poker/balance", headers=rich["headers"])).json()["available"]

@@ -1,4 +1,4 @@
-"""Rooms limited by hands or time (seed 001): the hand in progress finishes, every seat is cashed
+"""Rooms limited by hands or time (the Texas Hold'em rules): the hand in progress finishes, every seat is cashed
 out exactly once, `table_closed` is published, joins are refused with `table_closed`."""
 
 from __future__ import annotations

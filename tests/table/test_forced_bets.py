@@ -1,4 +1,4 @@
-"""Forced bets as table options (issue 12 §3): a table's `ante_mode` (big-blind or button ante)
+"""Forced bets as table options (docs/table.md): a table's `ante_mode` (big-blind or button ante)
 and `straddle` are TableConfig data, checked at creation (a bad value names its field), shown in
 the lobby and table view, posted by the engine in order with short stacks all-in, and written to
 the hand's PHH, which replays to the table's result. Real NATS, Redis, wallet, limits, timer and

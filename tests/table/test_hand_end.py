@@ -1,4 +1,5 @@
-"""Money across wallet failures (issue 11): the end of a hand is a durable intent of the table.
+"""Money across wallet failures: the end of a hand is a durable intent of the table
+(docs/architecture.md, "Money and failure rules").
 
 The wallet is killed (-9), stopped (SIGSTOP) past the table's call timeout, or loses its reply
 (a real TCP proxy holds what it sends) just before the action that ends a hand: the hand is
