@@ -17,20 +17,21 @@ from urllib.parse import quote, unquote
 from pydantic import BaseModel
 
 from felt_contracts.base import Reply
-from felt_runtime.bus import CONTRACTS, FastRoute, fast_responders
+from felt_runtime.bus import CONTRACTS, Route, responders
 
 from felt_runtime import catalog
 from felt_runtime.service import build_app
 from felt_runtime.settings import Settings
 
 
-def with_contracts(spec: dict[str, Any], fast: Iterable[FastRoute] = ()) -> dict[str, Any]:
-    """Put each request model (and its reply) into the document, and the `fast` responders'
-    subjects, which FastStream does not know (they are plain nats-py subscriptions).
+def with_contracts(spec: dict[str, Any], routes: Iterable[Route] = ()) -> dict[str, Any]:
+    """Put the responders' subjects into FastStream's document (it knows only its own
+    subscribers: the event consumers; responders are plain nats-py subscriptions), and each
+    request model (and its reply) and event model as its channel's payload.
 
     Handlers validate raw bodies themselves, so FastStream sees no payload type; the
-    models registered by `responder` are the truth."""
-    for route in fast:
+    models registered by `responder` and `declare_contract` are the truth."""
+    for route in routes:
         _add_channel(spec, route)
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
     for channel in spec.get("channels", {}).values():
@@ -48,7 +49,7 @@ def with_contracts(spec: dict[str, Any], fast: Iterable[FastRoute] = ()) -> dict
     return spec
 
 
-def _add_channel(spec: dict[str, Any], route: FastRoute) -> None:
+def _add_channel(spec: dict[str, Any], route: Route) -> None:
     """A channel, message and receive operation shaped like FastStream's for a subscriber."""
     key = route.title
     if key in spec.get("channels", {}):
@@ -90,8 +91,8 @@ def write_all(out: Path) -> list[Path]:
         if build is None:  # an HTTP service with its own OpenAPI (the gateway)
             continue
         app, ctx = build_app(name, build, Settings())
-        fast = fast_responders(ctx.broker).routes.values()
-        spec = with_contracts(app.schema.to_specification().to_jsonable(), fast)
+        routes = responders(ctx.broker).routes.values()
+        spec = with_contracts(app.schema.to_specification().to_jsonable(), routes)
         path = out / f"{name}.json"
         path.write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n")
         written.append(path)

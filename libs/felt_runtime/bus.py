@@ -1,13 +1,12 @@
 """The bus: broker factory, the request/reply client helper and the responder decorator.
 
-A FastStream handler that raises sends no reply and its caller times out, so every bus
-handler goes through `responder`: it validates the raw body itself (malformed input gets a
-`malformed` error, not silence) and turns exceptions into error replies.
-
-`responder(..., fast=True)` serves a hot subject on a plain nats-py queue subscription of
-the broker's connection instead of a FastStream subscriber (see `FastResponders`): the same
-`dispatch`, without FastStream's per-message task group, thread-pool hop, middlewares and
-access log line, which cost about 3x the CPU of the handler machinery itself.
+Every request/reply handler is registered with `responder` and served on a plain nats-py
+queue subscription of the broker's connection (`Responders`), with the concurrency its
+service states: it validates the raw body itself (malformed input gets a `malformed` error,
+not silence), turns exceptions into error replies, and runs without FastStream's per-message
+task group, thread-pool hop and middlewares (about 2.5x the CPU per hand over the services,
+docs/architecture.md, "The bus"). FastStream serves what it does better: the JetStream
+consumers and event subscribers, the connection and the AsyncAPI document.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-from faststream.nats import NatsBroker, NatsMessage
+from faststream.nats import NatsBroker
 from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
 from pydantic import BaseModel, ValidationError
@@ -39,8 +38,8 @@ natsfix.install()  # every service's pull consumers, before any subscribes
 RequestT = TypeVar("RequestT", bound=Request)
 ResultT = TypeVar("ResultT", bound=BaseModel)
 
-#: subject -> (request model, result model) of every responder registered in this process;
-#: the AsyncAPI writer uses it because handlers take raw bodies (see `responder`).
+#: subject -> (request model, result model) of every responder (and raw-body event consumer)
+#: registered in this process: the AsyncAPI writer documents the bodies from it.
 CONTRACTS: dict[str, tuple[type[BaseModel], Any]] = {}
 
 
@@ -99,54 +98,37 @@ def responder(
     request_model: type[RequestT],
     *,
     queue: str,
-    fast: bool = False,
-    max_in_flight: int = 256,
-    **subscriber_options: Any,
+    concurrency: int,
 ) -> Callable[[Callable[[RequestT], Awaitable[BaseModel]]], Callable[[RequestT], Awaitable[BaseModel]]]:
-    """Register `handler(request) -> result` as a request/reply handler on `subject`.
+    """Register `handler(request) -> result` as the request/reply handler of `subject`, served
+    on a plain nats-py queue subscription of the broker's connection (`Responders`).
 
     The reply is always a `Reply`: the result, or an error with a stable code.
 
-    By default a FastStream subscriber serves the subject (one message at a time per
-    process, an access log line per message). `fast=True` serves it on a plain nats-py
-    queue subscription instead (`FastResponders`): up to `max_in_flight` handlers run
-    concurrently (1 = strictly one at a time, in arrival order), no per-message log line.
-    The subscription opens at the end of the service's startup hooks
-    (`ServiceContext.startup`) and drains at the start of its shutdown hooks.
+    `concurrency` is how many of the subject's handlers run at once in this process: 1 runs
+    them strictly one at a time, in arrival order (for a handler that relies on it); more lets
+    one slow request not hold up the others. Each service states it where it registers a
+    handler, after what its handlers allow. The subscription opens at the end of the service's
+    startup hooks (`ServiceContext.startup`) and drains at the start of its shutdown hooks.
     """
+    if concurrency < 1:
+        raise ValueError(f"{subject}: concurrency must be at least 1, not {concurrency}")
 
     def decorate(handler: Callable[[RequestT], Awaitable[BaseModel]]) -> Callable[[RequestT], Awaitable[BaseModel]]:
         result_model = get_type_hints(handler).get("return")
         declare_contract(subject, request_model, result_model)
         title = f"{subject}:{handler.__name__}"
-        if fast:
-            if subscriber_options:
-                raise TypeError(f"fast responders take no FastStream options: {sorted(subscriber_options)}")
-            fast_responders(broker).add(
-                FastRoute(subject, queue, request_model, handler, title, inspect.getdoc(handler), max_in_flight)
-            )
-            return handler
-
-        async def on_message(msg: NatsMessage) -> dict[str, Any]:
-            return (await dispatch(handler, request_model, msg.body)).model_dump(mode="json")
-
-        on_message.__name__ = handler.__name__
-        on_message.__doc__ = handler.__doc__
-        broker.subscriber(subject, queue=queue, title=title, decoder=raw_body, **subscriber_options)(on_message)
+        responders(broker).add(
+            Route(subject, queue, request_model, handler, title, inspect.getdoc(handler), concurrency)
+        )
         return handler
 
     return decorate
 
 
-async def raw_body(msg: Any) -> bytes:
-    """A responder validates the bytes itself (`dispatch`): FastStream's own JSON decoding
-    would raise on hostile input (10^5 nested brackets: RecursionError) and send no reply."""
-    return msg.body
-
-
 @dataclass(frozen=True)
-class FastRoute:
-    """One fast responder: what `FastResponders` subscribes and what the AsyncAPI lists."""
+class Route:
+    """One responder: what `Responders` subscribes and what the AsyncAPI document lists."""
 
     subject: str
     queue: str
@@ -154,23 +136,23 @@ class FastRoute:
     handler: Callable[[Any], Awaitable[BaseModel]]
     title: str
     description: str | None
-    max_in_flight: int
+    concurrency: int
 
 
-#: How long shutdown waits for in-flight fast handlers before cancelling them.
+#: How long shutdown waits for handlers in flight before cancelling them.
 DRAIN_SECONDS = 10.0
 
 
-class FastResponders:
-    """The fast responders of one broker, on plain nats-py queue subscriptions.
+class Responders:
+    """The responders of one broker, on plain nats-py queue subscriptions.
 
     - Each message is answered by its own task, started in arrival order; a semaphore per
-      subject bounds the handlers in flight. When it is full, the subscription's delivery
-      waits: messages queue in nats-py's pending buffer (bounded by nats-py's default
-      limits; past them nats-py drops messages as a slow consumer and their callers see
-      `unavailable`, which they may retry with the same ids).
-    - Replies are the same `Reply` envelope as `dispatch` gives FastStream handlers, with
-      the request's `correlation_id` header echoed.
+      subject bounds the handlers in flight (`concurrency`). When it is full, the
+      subscription's delivery waits: messages queue in nats-py's pending buffer (bounded by
+      nats-py's default limits; past them nats-py drops messages as a slow consumer and their
+      callers see `unavailable`, which they may retry with the same ids).
+    - Replies are the `Reply` envelope `dispatch` makes, with the request's `correlation_id`
+      header echoed.
     - `stop` drains: it tells the server to stop delivering, answers everything already
       delivered, waits up to `drain_seconds` for handlers in flight (then cancels them: the
       callers time out and retry), and flushes the replies - all before the broker closes.
@@ -178,18 +160,18 @@ class FastResponders:
 
     def __init__(self, broker: Any) -> None:
         self.broker = broker
-        self.routes: dict[str, FastRoute] = {}
+        self.routes: dict[str, Route] = {}
         self._subs: list[Any] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._nc: Any = None
         self._started = False
         self.drain_seconds = DRAIN_SECONDS
 
-    def add(self, route: FastRoute) -> None:
+    def add(self, route: Route) -> None:
         if route.subject in self.routes:
-            raise ValueError(f"{route.subject} already has a fast responder")
+            raise ValueError(f"{route.subject} already has a responder")
         if self._started:
-            raise RuntimeError(f"{route.subject}: fast responders must be registered before startup")
+            raise RuntimeError(f"{route.subject}: responders must be registered before startup")
         self.routes[route.subject] = route
 
     @property
@@ -205,8 +187,8 @@ class FastResponders:
             self._subs.append(await nc.subscribe(route.subject, queue=route.queue, cb=self._callback(route, nc)))
         self._started = True
 
-    def _callback(self, route: FastRoute, nc: Any) -> Callable[[Msg], Awaitable[None]]:
-        slots = asyncio.Semaphore(route.max_in_flight)
+    def _callback(self, route: Route, nc: Any) -> Callable[[Msg], Awaitable[None]]:
+        slots = asyncio.Semaphore(route.concurrency)
         loop = asyncio.get_running_loop()
         handler, model = route.handler, route.request_model
 
@@ -255,7 +237,7 @@ class FastResponders:
             for task in pending:
                 task.cancel()
             if pending:
-                log.warning("cancelled fast handlers still running at shutdown", extra={"count": len(pending)})
+                log.warning("cancelled handlers still running at shutdown", extra={"count": len(pending)})
         nc, self._nc = self._nc, None
         if nc is not None and nc.is_connected:
             try:
@@ -264,15 +246,15 @@ class FastResponders:
                 pass
 
 
-_FAST: weakref.WeakKeyDictionary[Any, FastResponders] = weakref.WeakKeyDictionary()
+_RESPONDERS: weakref.WeakKeyDictionary[Any, Responders] = weakref.WeakKeyDictionary()
 
 
-def fast_responders(broker: Any) -> FastResponders:
-    """The fast responders registered on `broker` (`ServiceContext` starts and stops them)."""
-    fast = _FAST.get(broker)
-    if fast is None:
-        fast = _FAST[broker] = FastResponders(broker)
-    return fast
+def responders(broker: Any) -> Responders:
+    """The responders registered on `broker` (`ServiceContext` starts and stops them)."""
+    found = _RESPONDERS.get(broker)
+    if found is None:
+        found = _RESPONDERS[broker] = Responders(broker)
+    return found
 
 
 async def dispatch(

@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from felt_contracts import subjects
 from felt_contracts.health import HealthRequest, HealthStatus
 from felt_runtime import catalog, memtrace
-from felt_runtime.bus import fast_responders, make_broker, responder
+from felt_runtime.bus import make_broker, responder, responders
 from felt_runtime.collector import freeze_heap_once_started
 from felt_runtime.db import create_engine, ping
 from felt_runtime.metrics import exposition
@@ -68,7 +68,7 @@ class ServiceContext:
 
     Startup hooks run in order, then the broker starts; shutdown hooks run in order, then
     the broker stops. The runtime keeps one hook of its own at each end: the last startup
-    hook opens the fast responders' subscriptions (`responder(..., fast=True)`), after the
+    hook opens the responders' subscriptions (`felt_runtime.bus.responder`), after the
     service's own hooks (migrations, writers) have run; the first shutdown hook drains them,
     so handlers in flight answer before the service's resources and the broker close.
     Stopping hooks (plain calls) run before all that, as the server stops accepting
@@ -87,12 +87,12 @@ class ServiceContext:
     _redis: Redis | None = None
 
     def __post_init__(self) -> None:
-        fast = fast_responders(self.broker)
-        self.startup.append(fast.start)
-        self.shutdown.insert(0, fast.stop)
+        served = responders(self.broker)
+        self.startup.append(served.start)
+        self.shutdown.insert(0, served.stop)
 
     def on_startup(self, hook: Hook) -> Hook:
-        self.startup.insert(len(self.startup) - 1, hook)  # before the fast responders start
+        self.startup.insert(len(self.startup) - 1, hook)  # before the responders start
         return hook
 
     def on_shutdown(self, hook: Hook) -> Hook:
@@ -154,7 +154,8 @@ class Probes:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
-        @responder(ctx.broker, subjects.health(ctx.name), HealthRequest, queue=f"felt-{ctx.name}-health")
+        # one at a time: a probe that waits for an unreachable dependency holds up only probes
+        @responder(ctx.broker, subjects.health(ctx.name), HealthRequest, queue=f"felt-{ctx.name}-health", concurrency=1)
         async def health(_: HealthRequest) -> HealthStatus:
             """Report this service's health and its dependencies'."""
             return await self.status()

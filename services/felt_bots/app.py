@@ -141,7 +141,8 @@ def build(ctx: ServiceContext) -> None:
             task.cancel()
         await roster.stop()
 
-    @responder(ctx.broker, subjects.BOTS_ADD, AddBots, queue=subjects.BOTS_QUEUE)
+    # rare (operators): one at a time
+    @responder(ctx.broker, subjects.BOTS_ADD, AddBots, queue=subjects.BOTS_QUEUE, concurrency=1)
     async def add(req: AddBots) -> BotsStatus:
         """Seat `count` new bots of `level` at `table_id`."""
         try:
@@ -150,7 +151,7 @@ def build(ctx: ServiceContext) -> None:
             raise BusError(ErrorCode.UNAVAILABLE, f"the gateway refused: {exc}") from None
         return BotsStatus(bots=[b.info() for b in bots])
 
-    @responder(ctx.broker, subjects.BOTS_STATUS, BotsQuery, queue=subjects.BOTS_QUEUE)
+    @responder(ctx.broker, subjects.BOTS_STATUS, BotsQuery, queue=subjects.BOTS_QUEUE, concurrency=1)
     async def status(req: BotsQuery) -> BotsStatus:
         """Every bot of this service (or of one table) and what it did."""
         return roster.status(req.table_id)

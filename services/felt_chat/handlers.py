@@ -1,5 +1,10 @@
 """Bus handlers of the chat service: post, history, join and leave (watchers), and the
-consumer of the tables' events that keeps who sits where (seated players may post)."""
+consumer of the tables' events that keeps who sits where (seated players may post).
+
+Every subject answers concurrently (`CONCURRENCY` handlers in flight per subject): each handler
+is one Lua script or read in Redis, atomic by itself (chat replicas answer side by side anyway),
+and a post that waits for the seat events to catch up (`Seats.catch_up`, up to a second) holds
+up no other post."""
 
 from __future__ import annotations
 
@@ -37,6 +42,8 @@ from felt_contracts.table import SEAT_FREED, SEAT_TAKEN, SEATS_EMPTIED, TableEve
 from felt_runtime.bus import BusError, declare_contract, responder
 
 log = logging.getLogger("felt.chat")
+#: handlers in flight per subject
+CONCURRENCY = 256
 Req = TypeVar("Req", bound=Request)
 Res = TypeVar("Res")
 
@@ -89,7 +96,7 @@ def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None
     queue = subjects.CHAT_QUEUE
     seats = Seats(broker, config.consumer)
 
-    @responder(broker, subjects.CHAT_POST, ChatPost, queue=queue)
+    @responder(broker, subjects.CHAT_POST, ChatPost, queue=queue, concurrency=CONCURRENCY)
     @store_refusals
     async def post(req: ChatPost) -> ChatPosted:
         """Post plain text at a table (members only, 1..500 characters, throttled); publishes
@@ -140,7 +147,7 @@ def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None
             log.warning("chat event not published", extra={"correlation_id": req.correlation_id}, exc_info=True)
         return ChatPosted(message=stored.message, duplicate=stored.duplicate)
 
-    @responder(broker, subjects.CHAT_HISTORY, ChatHistory, queue=queue)
+    @responder(broker, subjects.CHAT_HISTORY, ChatHistory, queue=queue, concurrency=CONCURRENCY)
     @store_refusals
     async def history(req: ChatHistory) -> ChatHistoryPage:
         """The newest `limit` kept messages of a table before `seq` `before`, oldest first."""
@@ -150,14 +157,14 @@ def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None
         page = kept[-req.limit :]
         return ChatHistoryPage(table_id=req.table_id, messages=page, has_more=len(kept) > len(page))
 
-    @responder(broker, subjects.CHAT_JOIN, ChatJoin, queue=queue)
+    @responder(broker, subjects.CHAT_JOIN, ChatJoin, queue=queue, concurrency=CONCURRENCY)
     @store_refusals
     async def join(req: ChatJoin) -> ChatMembership:
         """A participant watches a table (for `ttl_seconds`, or until ChatLeave): they may post there."""
         changed = await store.join(req.table_id, req.participant_id, req.ttl_seconds)
         return ChatMembership(table_id=req.table_id, participant_id=req.participant_id, member=True, changed=changed)
 
-    @responder(broker, subjects.CHAT_LEAVE, ChatLeave, queue=queue)
+    @responder(broker, subjects.CHAT_LEAVE, ChatLeave, queue=queue, concurrency=CONCURRENCY)
     @store_refusals
     async def leave(req: ChatLeave) -> ChatMembership:
         """A participant stopped watching a table: unless seated, they may not post there."""

@@ -2,10 +2,11 @@
 
 `check` is on the path of every table action that takes new risk (a join, each deal's
 `start_hand` per seat, each voluntary wager, `continue_session` per seat after a settlement), so
-it is a fast responder: its checks run concurrently (a holding check still waits for the other
-holding checks of its owner, `Holds.lock`): answered one at a time, the checks a hand's end sends
-together for every seat would queue behind each other and behind the other tables'. The rest are rare
-(operators, the lobby) and stay one at a time."""
+its checks run concurrently (a holding check still waits for the other holding checks of its
+owner, `Holds.lock`): answered one at a time, the checks a hand's end sends together for every
+seat would queue behind each other and behind the other tables'. The rest are rare (owners,
+operators, the lobby) and run one at a time: each write is one transaction, and on SQLite two
+writing transactions at once may refuse each other instead of waiting."""
 
 from __future__ import annotations
 
@@ -37,33 +38,33 @@ from felt_runtime.bus import declare_contract, responder
 log = logging.getLogger("felt.limits")
 
 #: checks in flight at once (each holds a database connection while it reads; more wait for one)
-MAX_IN_FLIGHT = 256
+CHECK_CONCURRENCY = 256
 
 
 def register(broker: NatsBroker, limits: Limits) -> None:
     q = subjects.LIMITS_QUEUE
 
-    @responder(broker, subjects.LIMITS_CHECK, LimitsCheck, queue=q, fast=True, max_in_flight=MAX_IN_FLIGHT)
+    @responder(broker, subjects.LIMITS_CHECK, LimitsCheck, queue=q, concurrency=CHECK_CONCURRENCY)
     async def check(req: LimitsCheck) -> LimitsDecision:
         """Ask before new risk: allowed, or `limit_exceeded` / `frozen` with details."""
         return await limits.check(req)
 
-    @responder(broker, subjects.LIMITS_GET, LimitsGet, queue=q)
+    @responder(broker, subjects.LIMITS_GET, LimitsGet, queue=q, concurrency=1)
     async def get(req: LimitsGet) -> LimitsState:
         """Caps in force, pending raises, counters and headroom of an owner (and participant, session)."""
         return await limits.get(req)
 
-    @responder(broker, subjects.LIMITS_SET_CAP, LimitsSetCap, queue=q)
+    @responder(broker, subjects.LIMITS_SET_CAP, LimitsSetCap, queue=q, concurrency=1)
     async def set_cap(req: LimitsSetCap) -> CapChange:
         """Lower a cap at once, or queue a raise behind the cool-off."""
         return await limits.set_cap(req, subjects.LIMITS_SET_CAP)
 
-    @responder(broker, subjects.LIMITS_FREEZE, LimitsFreeze, queue=q)
+    @responder(broker, subjects.LIMITS_FREEZE, LimitsFreeze, queue=q, concurrency=1)
     async def freeze(req: LimitsFreeze) -> FreezeState:
         """Freeze or unfreeze an owner or participant: no new risk while frozen."""
         return await limits.freeze(req, subjects.LIMITS_FREEZE)
 
-    @responder(broker, subjects.LIMITS_SESSION_END, LimitsSessionEnd, queue=q)
+    @responder(broker, subjects.LIMITS_SESSION_END, LimitsSessionEnd, queue=q, concurrency=1)
     async def session_end(req: LimitsSessionEnd) -> SessionEnded:
         """A session closed without a cash-out: release its reserved exposure."""
         return await limits.end_session(req, subjects.LIMITS_SESSION_END)

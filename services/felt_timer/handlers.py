@@ -1,17 +1,17 @@
 """Bus handlers of the timer: schedule, cancel, query deadlines; refill and read time banks.
 
-Every subject is a fast responder (`responder(..., fast=True)`), answered concurrently: each
-handler is one Lua script or read in Redis, atomic by itself, so nothing relies on one-at-a-time
-order (a table sends its own timer requests one after the other). `schedule` is on the path of
-every table action (the next turn's deadline): answered one message at a time, every table's
-requests would queue behind each other."""
+Every subject answers concurrently (`CONCURRENCY` handlers in flight per subject): each handler
+is one Lua script or read in Redis, atomic by itself, so nothing relies on one-at-a-time order (a
+table sends its own timer requests one after the other). `schedule` is on the path of every
+table action (the next turn's deadline): answered one at a time, every table's requests would
+queue behind each other."""
 
 from __future__ import annotations
 
 import functools
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from faststream.nats import NatsBroker
 from redis.exceptions import RedisError
@@ -39,7 +39,7 @@ from felt_timer.store import IdempotencyConflict, Schedule, Scheduled, TimerStor
 
 CONFLICT = "message_id was used before with different content"
 #: handlers in flight per subject
-MAX_IN_FLIGHT = 1024
+CONCURRENCY = 1024
 
 Req = TypeVar("Req", bound=Request)
 Res = TypeVar("Res")
@@ -85,16 +85,16 @@ def _scheduled(s: Schedule, done: Scheduled) -> DeadlineScheduled:
 
 
 def register(broker: NatsBroker, store: TimerStore) -> None:
-    fast: dict[str, Any] = {"queue": subjects.TIMER_QUEUE, "fast": True, "max_in_flight": MAX_IN_FLIGHT}
+    q = subjects.TIMER_QUEUE
 
-    @responder(broker, subjects.TIMER_SCHEDULE, ScheduleDeadline, **fast)
+    @responder(broker, subjects.TIMER_SCHEDULE, ScheduleDeadline, queue=q, concurrency=CONCURRENCY)
     @refusals
     async def schedule(req: ScheduleDeadline) -> DeadlineScheduled:
         """Set or replace the deadline (owner, key); it fires on felt.evt.timer.fired.<owner>."""
         s = _schedule(req)
         return _scheduled(s, await store.schedule(s))
 
-    @responder(broker, subjects.TIMER_SCHEDULE_MANY, ScheduleDeadlines, **fast)
+    @responder(broker, subjects.TIMER_SCHEDULE_MANY, ScheduleDeadlines, queue=q, concurrency=CONCURRENCY)
     @refusals
     async def schedule_many(req: ScheduleDeadlines) -> DeadlinesScheduled:
         """`schedule` for each deadline, in order, in one round trip to Redis (the tables' turns:
@@ -109,7 +109,7 @@ def register(broker: NatsBroker, store: TimerStore) -> None:
                 outcomes.append(ScheduleOutcome(scheduled=_scheduled(s, done)))
         return DeadlinesScheduled(outcomes=tuple(outcomes))
 
-    @responder(broker, subjects.TIMER_CANCEL, CancelDeadline, **fast)
+    @responder(broker, subjects.TIMER_CANCEL, CancelDeadline, queue=q, concurrency=CONCURRENCY)
     @refusals
     async def cancel(req: CancelDeadline) -> DeadlineCancelled:
         """Cancel the deadline (owner, key); charges the time bank for the part of it used."""
@@ -118,7 +118,7 @@ def register(broker: NatsBroker, store: TimerStore) -> None:
             owner=req.owner, key=req.key, cancelled=cancelled, time_bank_used_seconds=used_ms / 1000
         )
 
-    @responder(broker, subjects.TIMER_GET, GetDeadline, **fast)
+    @responder(broker, subjects.TIMER_GET, GetDeadline, queue=q, concurrency=CONCURRENCY)
     @refusals
     async def get(req: GetDeadline) -> DeadlineInfo:
         """The pending deadline (owner, key), if any."""
@@ -135,7 +135,7 @@ def register(broker: NatsBroker, store: TimerStore) -> None:
             in_time_bank=found.in_time_bank,
         )
 
-    @responder(broker, subjects.TIMER_REFILL_BANKS, RefillTimeBanks, **fast)
+    @responder(broker, subjects.TIMER_REFILL_BANKS, RefillTimeBanks, queue=q, concurrency=CONCURRENCY)
     @refusals
     async def refill_banks(req: RefillTimeBanks) -> TimeBanks:
         """Add the policy's refill to each player's time bank, up to its maximum."""
@@ -150,7 +150,7 @@ def register(broker: NatsBroker, store: TimerStore) -> None:
         )
         return TimeBanks(table_id=req.table_id, seconds={k: v / 1000 for k, v in balances.items()})
 
-    @responder(broker, subjects.TIMER_GET_BANKS, GetTimeBanks, **fast)
+    @responder(broker, subjects.TIMER_GET_BANKS, GetTimeBanks, queue=q, concurrency=CONCURRENCY)
     @refusals
     async def get_banks(req: GetTimeBanks) -> TimeBanks:
         """Time-bank balances of players at a table."""

@@ -1,10 +1,9 @@
 """Bus handlers: commands go through the group-commit writer, queries read directly.
 
-Every subject is a fast responder (`responder(..., fast=True)`): a plain nats-py queue
-subscription with the same validation and error replies, without FastStream's per-message
-machinery (a task group, a thread-pool hop to resolve the message argument, middlewares,
-and an access log line per message at INFO). Profiling the wallet under load showed that
-machinery costing more CPU per commit than the ledger itself.
+Every subject answers concurrently (`CONCURRENCY` handlers in flight per subject): a command
+only queues for the writer, which orders and batches them and applies each once per
+`message_id`; a query is one read. Nothing relies on one request finishing before the next
+starts.
 """
 
 from __future__ import annotations
@@ -40,58 +39,58 @@ from felt_wallet import queries
 from felt_wallet.writer import Writer
 
 #: handlers in flight per subject; commands wait in the writer's queue, which batches them
-MAX_IN_FLIGHT = 1024
+CONCURRENCY = 1024
 
 
 def register(broker: Any, engine: AsyncEngine, writer: Writer) -> None:
-    fast: dict[str, Any] = {"queue": s.WALLET_QUEUE, "fast": True, "max_in_flight": MAX_IN_FLIGHT}
+    q = s.WALLET_QUEUE
 
-    @responder(broker, s.WALLET_OPEN_ACCOUNT, OpenAccount, **fast)
+    @responder(broker, s.WALLET_OPEN_ACCOUNT, OpenAccount, queue=q, concurrency=CONCURRENCY)
     async def open_account(req: OpenAccount) -> AccountOpened:
         """Open an account with the starting grant (idempotent on account_id)."""
         return await writer.submit(req, AccountOpened)
 
-    @responder(broker, s.WALLET_BUY_IN, BuyIn, **fast)
+    @responder(broker, s.WALLET_BUY_IN, BuyIn, queue=q, concurrency=CONCURRENCY)
     async def buy_in(req: BuyIn) -> BuyInResult:
         """Available -> reserve at a table, within its min/max; opens a table session."""
         return await writer.submit(req, BuyInResult)
 
-    @responder(broker, s.WALLET_COMMIT, Commit, **fast)
+    @responder(broker, s.WALLET_COMMIT, Commit, queue=q, concurrency=CONCURRENCY)
     async def commit(req: Commit) -> CommitResult:
         """Reserve (or available) -> hand escrow, one per chip-committing action."""
         return await writer.submit(req, CommitResult)
 
-    @responder(broker, s.WALLET_SETTLE, Settle, **fast)
+    @responder(broker, s.WALLET_SETTLE, Settle, queue=q, concurrency=CONCURRENCY)
     async def settle(req: Settle) -> HandOutcome:
         """Escrow -> winners; must empty the escrow exactly; a hand ends once."""
         return await writer.submit(req, HandOutcome)
 
-    @responder(broker, s.WALLET_CANCEL_HAND, CancelHand, **fast)
+    @responder(broker, s.WALLET_CANCEL_HAND, CancelHand, queue=q, concurrency=CONCURRENCY)
     async def cancel_hand(req: CancelHand) -> HandOutcome:
         """Escrow -> each contributor exactly what it put in; a hand ends once."""
         return await writer.submit(req, HandOutcome)
 
-    @responder(broker, s.WALLET_CANCEL_TABLE, CancelTable, **fast)
+    @responder(broker, s.WALLET_CANCEL_TABLE, CancelTable, queue=q, concurrency=CONCURRENCY)
     async def cancel_table(req: CancelTable) -> TableCancelled:
         """Restart policy: cancel every open hand of the table, cash out its reserves."""
         return await writer.submit(req, TableCancelled)
 
-    @responder(broker, s.WALLET_CASH_OUT, CashOut, **fast)
+    @responder(broker, s.WALLET_CASH_OUT, CashOut, queue=q, concurrency=CONCURRENCY)
     async def cash_out(req: CashOut) -> CashOutResult:
         """Reserve -> available (an amount or all); emptying the reserve closes the session."""
         return await writer.submit(req, CashOutResult)
 
-    @responder(broker, s.WALLET_BALANCE, BalanceQuery, **fast)
+    @responder(broker, s.WALLET_BALANCE, BalanceQuery, queue=q, concurrency=CONCURRENCY)
     async def balance(req: BalanceQuery) -> Balance:
         """Available, reserved and in play (escrow of open hands) of one account."""
         return await queries.balance(engine, req.account_id)
 
-    @responder(broker, s.WALLET_LEADERBOARD, LeaderboardQuery, **fast)
+    @responder(broker, s.WALLET_LEADERBOARD, LeaderboardQuery, queue=q, concurrency=CONCURRENCY)
     async def leaderboard(req: LeaderboardQuery) -> Leaderboard:
         """Top accounts by available + reserved (escrow excluded)."""
         return await queries.leaderboard(engine, req.limit)
 
-    @responder(broker, s.WALLET_SESSIONS, SessionsQuery, **fast)
+    @responder(broker, s.WALLET_SESSIONS, SessionsQuery, queue=q, concurrency=CONCURRENCY)
     async def sessions(req: SessionsQuery) -> SessionHistory:
         """Per table session: buy-in, cash-out, net, gross wagers, hands played."""
         return await queries.session_history(engine, req.account_id, req.limit)

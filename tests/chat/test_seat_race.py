@@ -21,7 +21,7 @@ from felt_chat.store import ChatStore, Forbidden, Stored
 from felt_contracts import subjects
 from felt_contracts.base import Request
 from felt_contracts.chat import ChatPost, ChatPosted
-from felt_runtime.bus import call
+from felt_runtime.bus import call, responders
 from felt_runtime.redis import make_redis
 from felt_runtime.streams import TABLE_SEATS, ensure
 from tests.chat.test_chat import TableEvents
@@ -60,6 +60,7 @@ async def test_a_seat_applied_between_the_refusal_and_the_look_lets_the_post_in(
         store = SeatLandsAfterTheRefusal(redis, f"race-{uuid.uuid4().hex[:8]}", js)
         handlers.register(broker, store, ChatSettings(consumer=f"race-{uuid.uuid4().hex[:8]}"))
         await broker.start()
+        await responders(broker).start()
         try:
             posted = await call(
                 broker,
@@ -69,5 +70,6 @@ async def test_a_seat_applied_between_the_refusal_and_the_look_lets_the_post_in(
             )
             assert posted.message.text == "just sat down" and store.refusals == 1
         finally:
+            await responders(broker).stop()
             await broker.stop()
             await redis.aclose()

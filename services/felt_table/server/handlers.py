@@ -1,10 +1,11 @@
 """Bus handlers: lobby, create-table, every table command (one wildcard subscription), timer fires.
 
-Table commands are the hot path (every action of every player): a fast responder (plain
-nats-py subscription, opened once every table is open) answers each with its own task, so one
-slow table never holds up another (a FastStream subscriber ran one message at a time for all
-tables, with two access-log lines each). Per-table order is arrival order: the tasks start in
-arrival order and reach `TableActor.submit`'s queue put without suspending before it.
+Table commands are the hot path (every action of every player): each is answered by its own task
+(`COMMAND_CONCURRENCY` in flight), so one slow table never holds up another. Per-table order is
+arrival order: the tasks start in arrival order and reach `TableActor.submit`'s queue put
+without suspending before it, and the table's actor runs its commands one at a time. Lobby,
+create and close are rare (operators, the lobby page) and run one at a time: creating and closing
+change the rooms across awaits.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from felt_table.ports.deadlines import BankStarted, Fired
 from felt_table.server.rooms import Rooms
 
 log = logging.getLogger("felt.table.handlers")
+#: table commands in flight at once (each waits in its table's queue for its turn)
+COMMAND_CONCURRENCY = 4096
 
 
 def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
@@ -34,21 +37,21 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
 
     replica = rooms.replica
 
-    @responder(broker, subjects.TABLE_LIST, ListTables, queue=q)
+    @responder(broker, subjects.TABLE_LIST, ListTables, queue=q, concurrency=1)
     async def list_tables(req: ListTables) -> TableList:
         """The lobby: every table with its configuration and occupancy."""
         if replica is not None:
             return await replica.lobby(req)
         return TableList(tables=list(rooms.summaries(req.kind)))
 
-    @responder(broker, subjects.TABLE_CREATE, CreateTable, queue=q)
+    @responder(broker, subjects.TABLE_CREATE, CreateTable, queue=q, concurrency=1)
     async def create_table(req: CreateTable) -> TableSummary:
         """Operators: create a table (persisted; reset like the others on restart)."""
         if replica is not None:
             return await replica.create(req)
         return await rooms.create(req.config)
 
-    @responder(broker, subjects.TABLE_CLOSE, CloseTable, queue=q)
+    @responder(broker, subjects.TABLE_CLOSE, CloseTable, queue=q, concurrency=1)
     async def close_table(req: CloseTable) -> TableSummary:
         """Operators: close a table after the hand in progress (every seat cashed out, `table_closed`)."""
         if replica is not None and req.table_id not in rooms.actors:
@@ -65,7 +68,7 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
             replica.leases.token(req.table_id)  # a lease that may have lapsed (woken from a pause): refuse
         return await actor.submit(req.command, req.message_id)
 
-    @responder(broker, subjects.table_command("*"), TableRequest, queue=q, fast=True, max_in_flight=4096)
+    @responder(broker, subjects.table_command("*"), TableRequest, queue=q, concurrency=COMMAND_CONCURRENCY)
     async def table_command(req: TableRequest) -> TableResult:
         """One command for one table, run in that table's ordered queue (by its owner)."""
         if replica is not None and req.table_id not in rooms.actors:
@@ -76,23 +79,27 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
         rid = replica.id
 
         @responder(
-            broker, subjects.table_replica(rid, "cmd"), TableRequest, queue=f"{q}-{rid}", fast=True, max_in_flight=4096
+            broker,
+            subjects.table_replica(rid, "cmd"),
+            TableRequest,
+            queue=f"{q}-{rid}",
+            concurrency=COMMAND_CONCURRENCY,
         )
         async def owned_command(req: TableRequest) -> TableResult:
             """A command another replica forwarded to this one, the table's owner."""
             return await run_here(req)
 
-        @responder(broker, subjects.table_replica(rid, "create"), CreateTable, queue=f"{q}-{rid}")
+        @responder(broker, subjects.table_replica(rid, "create"), CreateTable, queue=f"{q}-{rid}", concurrency=1)
         async def create_here(req: CreateTable) -> TableSummary:
             """A new table for this replica (the least loaded)."""
             return await replica.create_here(req.config)
 
-        @responder(broker, subjects.table_replica(rid, "close"), CloseTable, queue=f"{q}-{rid}")
+        @responder(broker, subjects.table_replica(rid, "close"), CloseTable, queue=f"{q}-{rid}", concurrency=1)
         async def close_here(req: CloseTable) -> TableSummary:
             """Close a table this replica owns."""
             return await rooms.close(req.table_id)
 
-        @responder(broker, subjects.table_replica(rid, "list"), ListTables, queue=f"{q}-{rid}")
+        @responder(broker, subjects.table_replica(rid, "list"), ListTables, queue=f"{q}-{rid}", concurrency=1)
         async def list_here(req: ListTables) -> TableList:
             """This replica's tables, for the lobby another replica assembles."""
             return TableList(tables=list(rooms.summaries(req.kind)))

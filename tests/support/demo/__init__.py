@@ -6,15 +6,16 @@ from pydantic import Field
 from sqlalchemy import text
 
 from felt_contracts.base import Message, Request
-from felt_runtime.bus import BusError, responder
+from felt_runtime.bus import BusError, declare_contract, responder
 from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext
 
-#: served by FastStream subscribers (the default)
+#: one handler on three subjects: one at a time, up to 16 at once, and one at a time again
 ECHO = "felt.demo.echo"
-#: the same handler as fast responders (plain nats-py subscriptions): up to 16 in flight, and one at a time
 FAST_ECHO = "felt.demo.fast_echo"
 SERIAL_ECHO = "felt.demo.serial_echo"
+#: an event the demo consumes with a FastStream subscriber (the AsyncAPI test compares shapes)
+NOTED = "felt.demo.noted"
 
 
 class Echo(Request):
@@ -48,6 +49,12 @@ def build(ctx: ServiceContext) -> None:
             rows = (await conn.execute(text("SELECT count(*) FROM demo_items"))).scalar_one()
         return Echoed(text=req.text, rows=rows)
 
-    responder(ctx.broker, ECHO, Echo, queue="felt-demo")(echo)
-    responder(ctx.broker, FAST_ECHO, Echo, queue="felt-demo", fast=True, max_in_flight=16)(echo)
-    responder(ctx.broker, SERIAL_ECHO, Echo, queue="felt-demo", fast=True, max_in_flight=1)(echo)
+    responder(ctx.broker, ECHO, Echo, queue="felt-demo", concurrency=1)(echo)
+    responder(ctx.broker, FAST_ECHO, Echo, queue="felt-demo", concurrency=16)(echo)
+    responder(ctx.broker, SERIAL_ECHO, Echo, queue="felt-demo", concurrency=1)(echo)
+
+    declare_contract(NOTED, Echo)
+
+    @ctx.broker.subscriber(NOTED, title=f"{NOTED}:noted")
+    async def noted(body: bytes) -> None:
+        """Take note of an event (nothing to do)."""
