@@ -24,7 +24,7 @@ from felt_table.ports.deps import Deps
 from felt_table.ports.escrow import Escrow
 from felt_table.ports.events import Events
 from felt_table.model.lobby import stakes_of
-from felt_table.ports.retry import Backoff
+from felt_runtime.backoff import Backoff
 from felt_table.ports.sessions import Sessions
 
 ENGINE_CODES = {

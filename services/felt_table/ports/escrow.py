@@ -31,7 +31,8 @@ from felt_engine.hand import Step
 from felt_engine.operations import COMMIT_KINDS
 from felt_runtime.bus import BusError
 from felt_table.ports.deps import Deps
-from felt_table.ports.retry import Backoff, retryable, until_answered
+from felt_runtime.backoff import Backoff
+from felt_table.ports.retry import retryable, until_answered
 
 
 class Escrow:

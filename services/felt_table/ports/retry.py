@@ -1,14 +1,14 @@
-"""Retrying a request a service did not answer: which refusals mean "no answer (yet)", the
-capped exponential backoff, and sending the same request until it is answered."""
+"""Retrying a request a service did not answer: which refusals mean "no answer (yet)", and
+sending the same request until it is answered, waiting as `felt_runtime.backoff.Backoff` says."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from felt_contracts.errors import ErrorCode
+from felt_runtime.backoff import Backoff
 from felt_runtime.bus import BusError
 
 T = TypeVar("T")
@@ -19,18 +19,6 @@ RETRY_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL})
 
 def retryable(exc: BaseException) -> bool:
     return isinstance(exc, BusError) and exc.code in RETRY_CODES
-
-
-@dataclass(frozen=True)
-class Backoff:
-    first: float
-    cap: float
-
-    def delays(self) -> Iterator[float]:
-        delay = self.first
-        while True:
-            yield delay
-            delay = min(delay * 2, self.cap)
 
 
 async def until_answered(attempt: Callable[[], Awaitable[T]], backoff: Backoff, *, wait_first: bool = False) -> T:
