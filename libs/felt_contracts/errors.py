@@ -21,6 +21,8 @@ class ErrorCode(StrEnum):
     CHIPS_IN_PLAY = "chips_in_play"  # double-spend guard: chips committed to an unsettled hand
     LIMIT_EXCEEDED = "limit_exceeded"
     FROZEN = "frozen"
+    REFILL_NOT_NEEDED = "refill_not_needed"  # chips at or above the refill threshold (details total, below)
+    REFILL_TOO_SOON = "refill_too_soon"  # a refill was claimed this UTC day (details next_at)
     # play
     ILLEGAL_ACTION = "illegal_action"
     NOT_YOUR_TURN = "not_your_turn"

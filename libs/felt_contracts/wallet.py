@@ -24,6 +24,7 @@ Id = Annotated[str, Field(min_length=1, max_length=200)]
 
 class TransferKind(StrEnum):
     GRANT = "grant"  # house -> available (starting chips)
+    REFILL = "refill"  # house -> available (a refill claimed by an account low on chips)
     BUY_IN = "buy_in"  # available -> reserve at a table
     COMMIT = "commit"  # reserve (or available, ante-nl-1) -> hand escrow
     PAYOUT = "payout"  # hand escrow -> winner's reserve/available (settlement)
@@ -147,6 +148,22 @@ class CashOut(TableScoped):
     amount: Amount | Literal["all"] = "all"
 
 
+class Refill(Request):
+    """Claim a refill (docs/wallet.md "Refills"): the house tops the account's chips up to the
+    refill level when available + reserved + in play is below the refill threshold, at most once
+    per UTC day. `refill_id` is the caller's: claiming again with it returns the first result and
+    moves nothing."""
+
+    account_id: Id
+    refill_id: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[!-~]+$")]
+
+
+class RefillQuery(Request):
+    """Whether the account may claim a refill now, and how much it would bring."""
+
+    account_id: Id
+
+
 class BalanceQuery(Request):
     account_id: Id
 
@@ -175,6 +192,24 @@ class AccountOpened(Message):
     owner_id: str | None
     granted: int
     transfer_id: str
+
+
+class Refilled(Message):
+    account_id: str
+    transfer_id: str
+    amount: int
+    available: int  # after the refill
+    next_at: datetime  # the start of the next UTC day: the earliest next claim
+
+
+class RefillState(Message):
+    account_id: str
+    #: `eligible`; `has_chips`: the total is at or above `below`; `claimed_today`: see `next_at`
+    status: Literal["eligible", "has_chips", "claimed_today"]
+    total: int  # available + reserved + in play
+    below: int  # a claim needs the total under this
+    amount: int  # what a claim now brings (0 unless eligible)
+    next_at: datetime | None = None  # claimed today: when the next claim may be made
 
 
 class BuyInResult(Message):
@@ -226,6 +261,7 @@ class LeaderboardEntry(Message):
     account_id: str
     owner_id: str | None
     total: int  # available + reserved (escrow excluded)
+    granted: int = 0  # chips the house ever gave the account: the starting grant and refills
 
 
 class Leaderboard(Message):
@@ -248,3 +284,5 @@ class SessionInfo(Message):
 class SessionHistory(Message):
     account_id: str
     sessions: list[SessionInfo]
+    granted: int = 0  # chips the house ever gave the account: the starting grant and refills
+    refilled: int = 0  # of which refills

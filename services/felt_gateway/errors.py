@@ -30,6 +30,8 @@ STATUS: dict[str, int] = {
     ErrorCode.TABLE_CLOSED: 409,
     ErrorCode.LIMIT_EXCEEDED: 403,
     ErrorCode.FROZEN: 403,
+    ErrorCode.REFILL_NOT_NEEDED: 409,
+    ErrorCode.REFILL_TOO_SOON: 409,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.CONFLICT: 409,
     ErrorCode.INSUFFICIENT_FUNDS: 409,

@@ -8,6 +8,7 @@ credentials (`auth.principal`), never from the body.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import time
@@ -33,7 +34,18 @@ from felt_contracts.table import (
     TableList,
     table_of_hand,
 )
-from felt_contracts.wallet import Balance, BalanceQuery, Leaderboard, LeaderboardQuery, SessionHistory, SessionsQuery
+from felt_contracts.wallet import (
+    Balance,
+    BalanceQuery,
+    Leaderboard,
+    LeaderboardQuery,
+    Refill,
+    Refilled,
+    RefillQuery,
+    RefillState,
+    SessionHistory,
+    SessionsQuery,
+)
 from felt_engine.profiles import get_profile
 from felt_gateway import commands, idempotency, rules
 from felt_gateway.auth import Who
@@ -64,6 +76,9 @@ from felt_gateway.schemas import (
     LeaderboardOut,
     LimitsOut,
     PreActionBody,
+    RefillBody,
+    RefilledOut,
+    RefillStateOut,
     RulesOut,
     SessionsOut,
     ShowBody,
@@ -485,17 +500,79 @@ async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge
     entries = []
     for rank, e in enumerate(board.entries, 1):
         name, kind = names.get(e.account_id, ("", None))
-        entries.append({"rank": rank, "participantId": e.account_id, "name": name, "kind": kind, "total": e.total})
+        entries.append(
+            {
+                "rank": rank,
+                "participantId": e.account_id,
+                "name": name,
+                "kind": kind,
+                "total": e.total,
+                "granted": e.granted,
+            }
+        )
     return {"entries": entries}
 
 
 @router.get("/sessions", response_model=SessionsOut, summary="Your table sessions")
 async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
-    """History: buy-in, cash-out, net and gross wagers per table session."""
+    """History: buy-in, cash-out, net and gross wagers per table session; `granted`: the chips
+    the house gave you (the starting grant and refills), of which `refilled` by refills."""
     return camel(
         await bus(request).call(
             subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory
         )
+    )
+
+
+async def _refill_account(request: Request, who: Principal, participant_id: str | None) -> str:
+    """Whose refill: yourself, or (with the owner's login token) one of your agents."""
+    if participant_id is None or participant_id == who.participant_id:
+        return who.participant_id
+    row = await request.app.state.identity.participant(participant_id) if who.via == "token" else None
+    if row is None or row.owner_id != who.owner_id:
+        raise ApiError(ErrorCode.NOT_FOUND, "no such participant of yours", field="participantId")
+    return participant_id
+
+
+@router.get("/refill", response_model=RefillStateOut, summary="Whether you may claim a refill now")
+async def refill_state(
+    request: Request,
+    who: Who,
+    participant_id: Annotated[str | None, Query(alias="participantId", max_length=32)] = None,
+) -> dict[str, Any]:
+    """`status`: `eligible` (with the `amount` a claim brings), `has_chips` (`total` is not below
+    `below`) or `claimed_today` (`nextAt`: the start of the next UTC day). docs/wallet.md "Refills"."""
+    account = await _refill_account(request, who, participant_id)
+    return camel(await bus(request).call(subjects.WALLET_REFILL_STATE, RefillQuery(account_id=account), RefillState))
+
+
+@router.post(
+    "/refill",
+    response_model=RefilledOut,
+    summary="Claim a refill",
+    responses={
+        403: {"description": "`frozen`: you or your owner froze new risk"},
+        409: {"description": "`refill_not_needed` (details `total`, `below`) or `refill_too_soon` (details `next_at`)"},
+    },
+)
+async def refill(request: Request, body: RefillBody, who: Who) -> dict[str, Any]:
+    """When your chips (available, reserved and in play) are below the threshold, the house tops
+    them up to the starting grant, at most once per UTC day. `refillId` is yours: claiming again
+    with it returns the first result and moves nothing. An owner's login token may claim for one
+    of its agents (`participantId`). A freeze on the owner or the participant refuses it."""
+    account = await _refill_account(request, who, body.participant_id)
+    state = await _limits(request, dataclasses.replace(who, participant_id=account, credential_id=None))
+    for scope in (state.owner, state.participant):
+        if scope is not None and scope.frozen:
+            raise ApiError(
+                ErrorCode.FROZEN,
+                "new risk is frozen",
+                scope=scope.scope.value,
+                scope_id=scope.scope_id,
+                reason=scope.frozen_reason,
+            )
+    return camel(
+        await bus(request).call(subjects.WALLET_REFILL, Refill(account_id=account, refill_id=body.refill_id), Refilled)
     )
 
 

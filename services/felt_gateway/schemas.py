@@ -18,7 +18,7 @@ from felt_contracts.chat import ChatMessage, ChatPosted
 from felt_contracts.names import ActionName, PreActionName
 from felt_contracts.limits import CapChange, FreezeState, LimitName, LimitsState, Scope
 from felt_contracts.table import HandHistory, HandSummary, TableConfig, TableEvent, TableView
-from felt_contracts.wallet import Balance, SessionHistory
+from felt_contracts.wallet import Balance, Refilled, RefillState, SessionHistory
 from felt_engine.actions import shape_problem
 
 
@@ -281,6 +281,22 @@ class FreezeBody(Body):
     reason: Annotated[str, Field(max_length=500, pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$")] = ""
 
 
+class RefillBody(Body):
+    refill_id: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=64,
+            pattern=r"^[!-~]+$",
+            description="your id for this claim: claiming again with it returns the first result",
+        ),
+    ]
+    participant_id: Annotated[
+        str | None,
+        Field(max_length=32, description="an owner's login token may claim for one of its agents; default: yourself"),
+    ] = None
+
+
 TableViewOut = twin(TableView)
 TableEventOut = twin(TableEvent)
 
@@ -352,6 +368,7 @@ class LeaderboardEntryOut(BaseModel):
     name: str
     kind: Literal["HUMAN", "AGENT"] | None
     total: int
+    granted: int = Field(description="chips the house gave this participant: the starting grant and refills")
 
 
 class LeaderboardOut(BaseModel):
@@ -363,5 +380,7 @@ ChatPostedOut = twin(ChatPosted)
 BalanceOut = twin(Balance)
 SessionsOut = twin(SessionHistory)
 LimitsOut = twin(LimitsState)
+RefilledOut = twin(Refilled)
+RefillStateOut = twin(RefillState)
 CapChangeOut = twin(CapChange)
 FreezeOut = twin(FreezeState)

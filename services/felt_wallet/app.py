@@ -17,8 +17,9 @@ from felt_wallet.writer import Writer
 def build(ctx: ServiceContext, wallet: WalletSettings | None = None) -> Writer:
     settings = wallet or load_settings(ctx.name, WalletSettings)
     engine = ctx.database()
-    writer = Writer(engine, grant=settings.grant, group_commit=settings.group_commit, batch_max=settings.batch_max)
-    register(ctx.broker, engine, writer)  # served once every startup hook has run
+    grants = settings.grants()
+    writer = Writer(engine, grants=grants, group_commit=settings.group_commit, batch_max=settings.batch_max)
+    register(ctx.broker, engine, writer, grants)  # served once every startup hook has run
     tasks: list[asyncio.Task[None]] = []
 
     @ctx.on_startup

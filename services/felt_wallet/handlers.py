@@ -29,6 +29,10 @@ from felt_contracts.wallet import (
     Leaderboard,
     LeaderboardQuery,
     OpenAccount,
+    Refill,
+    Refilled,
+    RefillQuery,
+    RefillState,
     SessionHistory,
     SessionsQuery,
     Settle,
@@ -36,13 +40,14 @@ from felt_contracts.wallet import (
 )
 from felt_runtime.bus import responder
 from felt_wallet import queries
+from felt_wallet.refills import Grants
 from felt_wallet.writer import Writer
 
 #: handlers in flight per subject; commands wait in the writer's queue, which batches them
 CONCURRENCY = 1024
 
 
-def register(broker: Any, engine: AsyncEngine, writer: Writer) -> None:
+def register(broker: Any, engine: AsyncEngine, writer: Writer, grants: Grants) -> None:
     q = s.WALLET_QUEUE
 
     @responder(broker, s.WALLET_OPEN_ACCOUNT, OpenAccount, queue=q, concurrency=CONCURRENCY)
@@ -79,6 +84,16 @@ def register(broker: Any, engine: AsyncEngine, writer: Writer) -> None:
     async def cash_out(req: CashOut) -> CashOutResult:
         """Reserve -> available (an amount or all); emptying the reserve closes the session."""
         return await writer.submit(req, CashOutResult)
+
+    @responder(broker, s.WALLET_REFILL, Refill, queue=q, concurrency=CONCURRENCY)
+    async def refill(req: Refill) -> Refilled:
+        """House -> available for an account low on chips, once per UTC day (felt_wallet.refills)."""
+        return await writer.submit(req, Refilled)
+
+    @responder(broker, s.WALLET_REFILL_STATE, RefillQuery, queue=q, concurrency=CONCURRENCY)
+    async def refill_state(req: RefillQuery) -> RefillState:
+        """Whether the account may claim a refill now, and how much it would bring."""
+        return await queries.refill_state(engine, grants, req.account_id, writer.clock())
 
     @responder(broker, s.WALLET_BALANCE, BalanceQuery, queue=q, concurrency=CONCURRENCY)
     async def balance(req: BalanceQuery) -> Balance:

@@ -27,6 +27,8 @@ from felt_contracts.wallet import (
     CommitResult,
     HandOutcome,
     OpenAccount,
+    Refill,
+    Refilled,
     Settle,
     TableCancelled,
     TableScoped,
@@ -35,6 +37,8 @@ from felt_contracts.wallet import (
     TransferKind,
 )
 from felt_runtime.bus import BusError
+from felt_wallet import refills
+from felt_wallet.refills import Grants
 from felt_wallet.store import (
     CONTRIBUTIONS_TO,
     HOUSE,
@@ -53,7 +57,7 @@ from felt_wallet.store import (
     table_leases,
 )
 
-Command = OpenAccount | BuyIn | Commit | Settle | CancelHand | CancelTable | CashOut
+Command = OpenAccount | BuyIn | Commit | Settle | CancelHand | CancelTable | CashOut | Refill
 
 
 def command_key(req: Command) -> tuple[str, str]:
@@ -73,6 +77,8 @@ def command_key(req: Command) -> tuple[str, str]:
             return f"cancel_table:{req.message_id}", "cancel_table"
         case CashOut():
             return f"cash_out:{req.message_id}", "cash_out"
+        case Refill():
+            return refills.refill_key(req.account_id, req.refill_id), "refill"
     raise TypeError(type(req))
 
 
@@ -88,6 +94,7 @@ RESULTS: dict[str, type[BaseModel]] = {
     "cancel": HandOutcome,
     "cancel_table": TableCancelled,
     "cash_out": CashOutResult,
+    "refill": Refilled,
 }
 
 
@@ -95,7 +102,7 @@ def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[s
     """(command keys, account ids, hand ids, ledger keys) a command will read."""
     key = [command_key(req)[0]]
     match req:
-        case OpenAccount():
+        case OpenAccount() | Refill():
             return key, [req.account_id], [], [available_key(req.account_id), HOUSE]
         case BuyIn() | CashOut():
             a, t = req.account_id, req.table_id
@@ -137,7 +144,7 @@ def prefetch(w: Work, batch: list[Command]) -> None:
     w.load_of("contribs-of", contributions, CONTRIBUTIONS_TO, hand_ids)
 
 
-def apply(w: Work, req: Command, grant: int) -> BaseModel:
+def apply(w: Work, req: Command, grants: Grants) -> BaseModel:
     """Run one command idempotently (the writer catches `BusError` and undoes it)."""
     if isinstance(req, TableScoped) and req.lease is not None:
         fence(w, req.table_id, req.lease)
@@ -155,7 +162,7 @@ def apply(w: Work, req: Command, grant: int) -> BaseModel:
     ctx = _Ctx(w, req.correlation_id)
     match req:
         case OpenAccount():
-            result: BaseModel = ctx.open_account(req, grant)
+            result: BaseModel = ctx.open_account(req, grants.grant)
         case BuyIn():
             result = ctx.buy_in(req)
         case Commit():
@@ -168,6 +175,8 @@ def apply(w: Work, req: Command, grant: int) -> BaseModel:
             result = ctx.cancel_table(req)
         case CashOut():
             result = ctx.cash_out(req.account_id, req.table_id, req.amount, f"cash_out:{req.message_id}")
+        case Refill():
+            result = ctx.refill(req, key, grants)
     w.put(commands, {"key": key, "kind": kind, "fingerprint": fp, "result": result.model_dump_json()})
     return result
 
@@ -308,7 +317,14 @@ class _Ctx:
         w = self.w
         if w.get(accounts, req.account_id) is not None:  # opened under another key: impossible
             raise BusError(ErrorCode.CONFLICT, "account exists", account_id=req.account_id)
-        acct = {"account_id": req.account_id, "owner_id": req.owner_id, "in_play": 0, "created_at": w.now}
+        acct = {
+            "account_id": req.account_id,
+            "owner_id": req.owner_id,
+            "in_play": 0,
+            "granted": grant,
+            "refilled": 0,
+            "created_at": w.now,
+        }
         w.put(accounts, acct)
         tid = f"grant:{req.account_id}"
         w.put(
@@ -325,6 +341,44 @@ class _Ctx:
         if grant > 0:
             self.move(TransferKind.GRANT, tid, HOUSE, available_key(req.account_id), grant, account=acct)
         return AccountOpened(account_id=req.account_id, owner_id=req.owner_id, granted=grant, transfer_id=tid)
+
+    def refill(self, req: Refill, transfer_id: str, grants: Grants) -> Refilled:
+        """House -> available, as `refills.state` allows; the day is marked in the same transaction."""
+        w = self.w
+        acct = self.account(req.account_id)
+        self.w.load_of("sessions-of", sessions, OPEN_SESSIONS_OF, [req.account_id])
+        open_tables = {r["table_id"] for r in w.scan(sessions, account_id=req.account_id, status="open")}
+        total = (
+            self.balance(available_key(req.account_id))
+            + sum(self.balance(reserve_key(req.account_id, t)) for t in open_tables)
+            + acct["in_play"]
+        )
+        day = refills.day_key(req.account_id, w.now)
+        now = refills.state(grants, req.account_id, total, w.get(commands, day) is not None, w.now)
+        if now.status == "claimed_today":
+            raise BusError(
+                ErrorCode.REFILL_TOO_SOON,
+                "a refill was claimed today",
+                next_at=now.next_at.isoformat() if now.next_at else None,
+            )
+        if now.status == "has_chips" or now.amount <= 0:
+            raise BusError(
+                ErrorCode.REFILL_NOT_NEEDED,
+                f"a refill needs fewer than {now.below} chips in all ({total} held)",
+                total=total,
+                below=now.below,
+            )
+        self.move(TransferKind.REFILL, transfer_id, HOUSE, available_key(req.account_id), now.amount, account=acct)
+        self.bump(accounts, acct, granted=now.amount, refilled=now.amount)
+        result = Refilled(
+            account_id=req.account_id,
+            transfer_id=transfer_id,
+            amount=now.amount,
+            available=self.balance(available_key(req.account_id)),
+            next_at=refills.next_day(w.now),
+        )
+        w.put(commands, {"key": day, "kind": "refill_day", "fingerprint": "", "result": result.model_dump_json()})
+        return result
 
     def buy_in(self, req: BuyIn) -> BuyInResult:
         acct = self.account(req.account_id)

@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_contracts.errors import ErrorCode
-from felt_contracts.wallet import Balance, Leaderboard, LeaderboardEntry, SessionHistory, SessionInfo
+from felt_contracts.wallet import (
+    Balance,
+    Leaderboard,
+    LeaderboardEntry,
+    RefillState,
+    SessionHistory,
+    SessionInfo,
+)
 from felt_runtime.bus import BusError
-from felt_wallet.store import accounts, ledger, sessions
+from felt_wallet import refills
+from felt_wallet.refills import Grants
+from felt_wallet.store import accounts, commands, ledger, sessions
+
+
+async def refill_state(engine: AsyncEngine, grants: Grants, account_id: str, now: datetime) -> RefillState:
+    """`refills.state` from the account's balance and whether today's claim is marked."""
+    held = await balance(engine, account_id)
+    async with engine.connect() as conn:
+        marked = (
+            await conn.execute(sa.select(commands.c.key).where(commands.c.key == refills.day_key(account_id, now)))
+        ).first()
+    return refills.state(grants, account_id, held.available + held.reserved + held.in_play, marked is not None, now)
 
 
 async def balance(engine: AsyncEngine, account_id: str) -> Balance:
@@ -35,23 +56,28 @@ async def balance(engine: AsyncEngine, account_id: str) -> Balance:
 async def leaderboard(engine: AsyncEngine, limit: int) -> Leaderboard:
     total = sa.func.sum(ledger.c.balance).label("total")
     stmt = (
-        sa.select(ledger.c.account_id, accounts.c.owner_id, total)
+        sa.select(ledger.c.account_id, accounts.c.owner_id, total, accounts.c.granted)
         .join(accounts, accounts.c.account_id == ledger.c.account_id)
         .where(ledger.c.kind.in_(["available", "reserve"]))
-        .group_by(ledger.c.account_id, accounts.c.owner_id)
+        .group_by(ledger.c.account_id, accounts.c.owner_id, accounts.c.granted)
         .order_by(total.desc(), ledger.c.account_id)
         .limit(limit)
     )
     async with engine.connect() as conn:
         rows = (await conn.execute(stmt)).all()
-    return Leaderboard(entries=[LeaderboardEntry(account_id=a, owner_id=o, total=int(t)) for a, o, t in rows])
+    return Leaderboard(
+        entries=[LeaderboardEntry(account_id=a, owner_id=o, total=int(t), granted=int(g)) for a, o, t, g in rows]
+    )
 
 
 async def session_history(engine: AsyncEngine, account_id: str, limit: int) -> SessionHistory:
     async with engine.connect() as conn:
-        if (
-            await conn.execute(sa.select(accounts.c.account_id).where(accounts.c.account_id == account_id))
-        ).first() is None:
+        acct = (
+            await conn.execute(
+                sa.select(accounts.c.granted, accounts.c.refilled).where(accounts.c.account_id == account_id)
+            )
+        ).first()
+        if acct is None:
             raise BusError(ErrorCode.NOT_FOUND, "unknown account", account_id=account_id)
         rows = (
             (
@@ -67,6 +93,8 @@ async def session_history(engine: AsyncEngine, account_id: str, limit: int) -> S
         )
     return SessionHistory(
         account_id=account_id,
+        granted=int(acct.granted),
+        refilled=int(acct.refilled),
         sessions=[
             SessionInfo(
                 session_id=r["session_id"],

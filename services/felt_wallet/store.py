@@ -26,6 +26,9 @@ accounts = sa.Table(
     sa.Column("owner_id", sa.String(ID)),
     sa.Column("in_play", sa.BigInteger, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    #: chips the house ever gave the account (the starting grant and refills)
+    sa.Column("granted", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("refilled", sa.BigInteger, nullable=False, server_default="0"),  # of which refills
     sa.CheckConstraint("in_play >= 0", name="ck_wallet_accounts_in_play"),
 )
 ledger = sa.Table(

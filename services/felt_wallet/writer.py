@@ -29,6 +29,7 @@ from felt_runtime.bus import BusError
 from felt_runtime.db import Transactions
 from felt_runtime.metrics import BATCH, TRANSFERS
 from felt_wallet.ledger import Command, apply, prefetch
+from felt_wallet.refills import Grants
 from felt_wallet.store import OutboxRow, Work
 
 M = TypeVar("M", bound=BaseModel)  # a result model
@@ -44,13 +45,13 @@ class Writer:
         self,
         engine: AsyncEngine,
         *,
-        grant: int,
+        grants: Grants,
         group_commit: bool,
         batch_max: int,
         clock: Clock = lambda: datetime.now(UTC),
     ) -> None:
         self.engine = engine
-        self.grant = grant
+        self.grants = grants
         self.batch_max = batch_max if group_commit else 1
         self.clock = clock
         self.queue: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] = asyncio.Queue()
@@ -153,7 +154,7 @@ class Writer:
         for req in batch:
             mark = w.mark()
             try:
-                outcomes.append(apply(w, req, self.grant))
+                outcomes.append(apply(w, req, self.grants))
             except BusError as exc:
                 w.rollback(mark)
                 outcomes.append(exc)

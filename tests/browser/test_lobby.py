@@ -19,6 +19,8 @@ def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     page = alice.page
     expect(page.locator("#bal-available")).to_have_text("200")
     expect(page.get_by_label("your screen name")).to_have_value(alice.screen_name)
+    expect(page.get_by_role("button", name="refill chips")).to_be_hidden()  # 200 chips: no refill
+    expect(page.locator("#granted")).to_have_text("The house gave you 200 chips (the starting grant).")
     row = page.locator(f'#tables tr[data-table-id="{table_id}"]')
     expect(row).to_contain_text("Lobby test 1/2")
     expect(row).to_contain_text("No limit")

@@ -58,8 +58,13 @@ def stack(
         if postgres is None:
             pytest.skip("FELT_TEST_POSTGRES_URL is not set (CI sets it to the local PostgreSQL)")
         db = asyncio.run(postgres.create())
-    with running_stack(nats_url, redis_url, workdir, db) as started:
+    with running_stack(nats_url, redis_url, workdir, db, wallet=REFILLS) as started:
         yield started
+
+
+#: every new account (200 chips) is below the refill threshold here, so tests/gateway/test_refill.py
+#: can claim without losing chips first; a refill brings it to 300 (docs/wallet.md "Refills")
+REFILLS = {"FELT_WALLET_REFILL_BELOW": "201", "FELT_WALLET_REFILL_TO": "300"}
 
 
 #: five services importing at once on a loaded 2-core box can take well over 30 s to answer

@@ -22,6 +22,7 @@ from felt_wallet.store import accounts, hands, ledger, transfers
 class InProcessWallet:
     ctx: ServiceContext
     client: NatsBroker
+    writer: Any = None  # its clock may be moved (tests of the UTC day)
 
     @property
     def engine(self) -> Any:
@@ -31,13 +32,13 @@ class InProcessWallet:
 async def start_wallet(nats_url: str, database_url: str, **wallet: Any) -> InProcessWallet:
     settings = Settings(nats_url=nats_url, database_url=database_url)
     ctx = ServiceContext(name="wallet", settings=settings, broker=make_broker(nats_url, "wallet"))
-    build(ctx, WalletSettings(**wallet))
+    writer = build(ctx, WalletSettings(**wallet))
     for hook in ctx.startup:
         await hook()
     await ctx.broker.start()
     client = NatsBroker(nats_url)
     await client.connect()
-    return InProcessWallet(ctx, client)
+    return InProcessWallet(ctx, client, writer)
 
 
 async def stop_wallet(w: InProcessWallet) -> None:
@@ -72,13 +73,23 @@ async def check_invariants(engine: Any) -> dict[str, int]:
     SELECTs on SQLite (no transaction is begun for reads) or PostgreSQL (read committed) can see a
     settle land between them, and an escrow read before it next to a status read after it looked
     like an ended hand still holding chips (seen in a one-hour soak, three times)."""
-    grant_sum = sa.select(sa.func.coalesce(sa.func.sum(transfers.c.amount), 0)).where(transfers.c.kind == "grant")
+    grant_sum = sa.select(sa.func.coalesce(sa.func.sum(transfers.c.amount), 0)).where(
+        transfers.c.kind.in_(["grant", "refill"])
+    )
+    granted = sa.select(sa.func.coalesce(sa.func.sum(accounts.c.granted), 0))
     house = sa.select(sa.func.coalesce(sa.func.sum(ledger.c.balance), 0)).where(ledger.c.kind == "house")
     total = sa.select(sa.func.coalesce(sa.func.sum(ledger.c.balance), 0))
     negative = sa.select(sa.func.count()).where(ledger.c.kind != "house", ledger.c.balance < 0)
     async with engine.connect() as conn:
         sums = (
-            await conn.execute(sa.select(total.scalar_subquery(), house.scalar_subquery(), grant_sum.scalar_subquery()))
+            await conn.execute(
+                sa.select(
+                    total.scalar_subquery(),
+                    house.scalar_subquery(),
+                    grant_sum.scalar_subquery(),
+                    granted.scalar_subquery(),
+                )
+            )
         ).one()
         negatives = (await conn.execute(negative.select_from(ledger))).scalar_one()
         held = (
@@ -89,9 +100,10 @@ async def check_invariants(engine: Any) -> dict[str, int]:
             )
         ).all()
         hand_status = dict((await conn.execute(sa.select(hands.c.hand_id, hands.c.status))).all())
-    ledger_sum, house_balance, grants = (int(v) for v in sums)
+    ledger_sum, house_balance, grants, accounts_granted = (int(v) for v in sums)
     assert ledger_sum == 0, "ledger does not sum to zero"
-    assert -house_balance == grants, "house balance is not minus the grants"
+    assert -house_balance == grants, "house balance is not minus the grants and refills"
+    assert accounts_granted == grants, "the accounts' granted totals are not the grants and refills"
     assert negatives == 0, "a ledger account is negative"
     for hand_id, bal, status in held:
         if status != "open":

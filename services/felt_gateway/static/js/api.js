@@ -57,5 +57,7 @@ export const api = {
     undefined, { text: true }),
   chat: (tableId) => get(`/api/v2/poker/tables/${encodeURIComponent(tableId)}/chat?limit=50`),
   balance: () => get("/api/v2/poker/balance"),
+  refillState: () => get("/api/v2/poker/refill"),
+  refill: (refillId) => post("/api/v2/poker/refill", { refillId }),
   sessions: () => get("/api/v2/poker/sessions?limit=20"),
 };

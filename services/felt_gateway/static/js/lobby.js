@@ -62,6 +62,8 @@ export class Lobby {
       h("td", { class: s.net > 0 ? "win" : s.net < 0 ? "loss" : "" }, s.status === "closed" ? `${s.net > 0 ? "+" : ""}${chips(s.net)}` : "—"),
       h("td", {}, String(s.handsPlayed)),
       h("td", {}, new Date(s.openedAt).toLocaleString())));
+    $("#granted", this.root).textContent = `The house gave you ${chips(data.granted)} chips`
+      + (data.refilled ? `, ${chips(data.refilled)} of them in refills.` : " (the starting grant).");
     fill($("#sessions tbody", this.root), rows.length ? rows : [h("tr", {}, h("td", { colspan: 7, class: "muted" }, "No sessions yet: open a table and sit down."))]);
   }
 

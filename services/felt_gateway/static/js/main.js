@@ -11,6 +11,8 @@ let socket = null;
 let lobby = null;
 let table = null;
 let balanceTimer = null;
+let refillBelow = Infinity; // the refill threshold, once the room said it (docs/wallet.md "Refills")
+let refillId = null; // this claim's id, kept until it is answered (a retry is the same claim)
 
 function notify(text, kind = "ok") {
   const toast = $("#toast");
@@ -27,9 +29,33 @@ async function loadBalance() {
     $("#bal-available").textContent = chips(b.available);
     $("#bal-reserved").textContent = chips(b.reserved);
     $("#bal-inplay").textContent = chips(b.inPlay);
+    const total = b.available + b.reserved + b.inPlay;
+    if (total < refillBelow) await loadRefill();
+    else $("#refill").hidden = true;
   } catch (err) {
     if (err.code === "unauthorized") signedOut();
   }
+}
+
+async function loadRefill() {
+  const state = await api.refillState();
+  refillBelow = state.below;
+  const button = $("#refill");
+  button.hidden = state.status !== "eligible";
+  button.textContent = `Refill chips (+${chips(state.amount)})`;
+}
+
+async function claimRefill() {
+  refillId = refillId || Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  try {
+    const out = await api.refill(refillId);
+    refillId = null;
+    notify(`The house gave you ${chips(out.amount)} chips. Next refill from ${new Date(out.nextAt).toLocaleString()}.`);
+  } catch (err) {
+    if (err.code !== "unavailable") refillId = null; // unanswered: the next click is the same claim
+    notify(err.message, "error");
+  }
+  loadBalance();
 }
 
 function banner(state, attempt) {
@@ -118,6 +144,7 @@ async function rename(ev) {
 
 function boot() {
   $("#name-form").addEventListener("submit", rename);
+  $("#refill").addEventListener("click", claimRefill);
   $("#signup-form").addEventListener("submit", (ev) => submitAuth(ev, "signup"));
   $("#login-form").addEventListener("submit", (ev) => submitAuth(ev, "login"));
   $("#logout").addEventListener("click", async () => {
