@@ -28,6 +28,15 @@ def test_every_default_table_is_playable_from_the_starting_grant() -> None:
         assert eligible_stack(profile, stakes, stack), cfg.table_id
 
 
+def test_the_house_draw_tables_take_the_draw_rules_buy_in_of_1_to_50_antes() -> None:
+    draw = get_profile("draw5-1")
+    tables = [cfg for cfg in DEFAULT_TABLES if cfg.rules_version == "draw5-1"]
+    assert len(tables) == 3
+    for cfg in tables:
+        assert (cfg.min_buy_in, cfg.max_buy_in) == (draw.min_buy_in_units * cfg.ante, draw.max_buy_in_units * cfg.ante)
+        assert (draw.min_buy_in_units, draw.max_buy_in_units) == (1, 50)
+
+
 def test_the_default_lobby_has_every_profile_and_structure_and_both_admissions() -> None:
     games = {
         (cfg.rules_version, resolve_structure(get_profile(cfg.rules_version), stakes_of(cfg))) for cfg in DEFAULT_TABLES

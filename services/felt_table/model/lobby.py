@@ -26,9 +26,10 @@ class _Draw(TypedDict):
     seats: int
 
 
-#: blind tables: 1/2 with a buy-in of 20..100 big blinds; draw: ante 4 with 10..50 antes (the five-card draw rules)
+#: blind tables: 1/2 with a buy-in of 20..100 big blinds; draw: ante 4 with the five-card draw
+#: rules' buy-in, 1..50 antes
 _BLINDS = _Blinds(small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=200)
-_DRAW = _Draw(rules_version="draw5-1", ante=4, min_buy_in=40, max_buy_in=200, seats=6)
+_DRAW = _Draw(rules_version="draw5-1", ante=4, min_buy_in=4, max_buy_in=200, seats=6)
 
 #: The lobby a fresh account (the wallet's starting grant, 200 chips) can play in: every profile
 #: and every draw structure at stakes that grant covers, plus a people-only and an agents-only
