@@ -3,9 +3,18 @@ balance, sessions, a bot's API key shown once; log out and in again."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import uuid
+from concurrent.futures import ThreadPoolExecutor
 
+import httpx
+from faststream.nats import NatsBroker
 from playwright.sync_api import expect
+
+from felt_contracts import subjects
+from felt_contracts.wallet import Commit, CommitResult, HandOutcome, Payout, Settle
+from felt_runtime.bus import call
 
 from tests.browser.conftest import PHONE, shot
 from tests.browser.people import PASSWORD
@@ -72,3 +81,53 @@ def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     expect(page.locator("#view-lobby")).to_be_visible()
     expect(page.get_by_label("new API key")).to_have_count(0)  # shown once
     expect(page.get_by_label("your screen name")).to_have_value(alice.screen_name)
+
+
+def _participant(room, person) -> str:
+    me = httpx.get(f"{room.url}/api/v2/accounts/me", headers={"Authorization": f"Bearer {person.token()}"}, timeout=30)
+    return me.json()["participantId"]
+
+
+def lose(nats_url: str, loser: str, winner: str, amount: int) -> None:
+    """`loser` loses `amount` to `winner` in a hand the wallet settles (both contributed)."""
+
+    async def hand() -> None:
+        broker = NatsBroker(nats_url)
+        await broker.connect()
+        try:
+            table, hand_id = "lost", f"lost-{uuid.uuid4().hex[:16]}"
+            for seq, (who, chips) in enumerate([(loser, amount), (winner, 1)]):
+                commit = Commit(
+                    account_id=who, table_id=table, hand_id=hand_id, seq=seq, amount=chips, from_available=True
+                )
+                await call(broker, subjects.WALLET_COMMIT, commit, CommitResult)
+            pay = [Payout(account_id=winner, amount=amount + 1)]
+            await call(
+                broker, subjects.WALLET_SETTLE, Settle(table_id=table, hand_id=hand_id, payouts=pay), HandOutcome
+            )
+        finally:
+            await broker.stop()
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API keeps an event loop in this thread
+        pool.submit(asyncio.run, hand()).result()
+
+
+def test_the_refill_button_shows_only_while_a_refill_applies(people, room, nats_url):
+    carol, dave = people("carol"), people("dave")
+    carol.sign_up()
+    dave.sign_up()
+    refill = carol.page.get_by_role("button", name="refill chips")
+    expect(carol.page.locator("#bal-available")).to_have_text("200")
+    expect(refill).to_be_hidden()
+    lose(nats_url, _participant(room, carol), _participant(room, dave), 170)  # 30 left: below the smallest buy-in
+    expect(carol.page.locator("#bal-available")).to_have_text("30", timeout=20_000)  # the header polls the balance
+    expect(refill).to_be_visible()
+    expect(refill).to_have_text("Refill chips (+170)")
+    shot(carol, "refill")
+    refill.click()
+    expect(carol.page.locator("#toast")).to_contain_text("The house gave you 170 chips")
+    expect(carol.page.locator("#bal-available")).to_have_text("200")
+    expect(refill).to_be_hidden()  # 200 chips, and today's refill is claimed
+    expect(dave.page.get_by_role("button", name="refill chips")).to_be_hidden()
+    carol.page.locator("#sessions-refresh").click()
+    expect(carol.page.locator("#granted")).to_have_text("The house gave you 370 chips, 170 of them in refills.")
