@@ -41,7 +41,9 @@ class Scope(StrEnum):
 
 class CheckKind(StrEnum):
     BUY_IN = "buy_in"  # amount = the buy-in; checks daily buy-in and reserved exposure
-    START_HAND = "start_hand"  # session_id; checks session hands (+ wager caps if amount = forced bet)
+    #: session_id; checks session hands (+ wager caps if amount = forced bet); with `stack`, the
+    #: decision grants the hand's allowance
+    START_HAND = "start_hand"
     WAGER = "wager"  # amount = chips about to be committed; daily and session wager
     CONTINUE_SESSION = "continue_session"  # after settlement: deny = close the session, cash out
 
@@ -59,6 +61,10 @@ class LimitsCheck(Request):
     amount: Amount | None = None
     #: start_hand: the hand about to be dealt (a holding check holds it until limits counts it)
     hand_id: Id | None = None
+    #: start_hand at a buy-in table: the seat's stack. The decision's `allowance` is what the seat
+    #: may commit in the hand under every wager cap, at most this; a holding check holds it
+    #: against those caps until the hand's settlement is counted.
+    stack: CapValue | None = None
     #: the risk is about to be taken (the table sets it): an allowed `buy_in` / `wager` counts
     #: against the caps until the wallet's transfer is counted, so parallel checks cannot
     #: together pass a cap. False: a what-if question that changes nothing.
@@ -80,6 +86,9 @@ class LimitsDecision(Message):
     allowed: bool = True
     kind: CheckKind
     headroom: dict[LimitName, int | None]
+    #: start_hand with `stack`: the chips the seat may commit over the hand, forced bets
+    #: included (the least of its stack and the daily and session wager headroom of every scope)
+    allowance: int | None = None
 
 
 class LimitsGet(Request):

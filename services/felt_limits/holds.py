@@ -5,7 +5,9 @@ the holding checks (`hold=True`: the table's, just before it takes the risk) of 
 at a time, and a passing `buy_in` or `wager` one holds its amounts until the wallet's matching
 transfer is counted, a passing `start_hand` holds its hand (and forced bets) until a commit of
 that hand is counted — the next hand's check must not miss a hand just dealt — or for `ttl` seconds (the transfer was refused or never made: holding too
-long only refuses, never admits, too much).
+long only refuses, never admits, too much). A start_hand check with the seat's stack (a buy-in
+table) holds the hand's whole allowance against the wager caps, until the hand's settlement (its
+commits, one per dealt seat) is counted, or `hand_ttl` seconds.
 
 Holds live in the process: one limits process per room (a second replica would need them in
 the database).
@@ -60,9 +62,11 @@ class Holds:
     and a scope's start_hand holds by hand: a check costs the same however many holds its
     scope has (an owner running 600 agents had hundreds, each summed for each check)."""
 
-    def __init__(self, ttl: float) -> None:
+    def __init__(self, ttl: float, hand_ttl: float | None = None) -> None:
         self.ttl = ttl
+        self.hand_ttl = ttl if hand_ttl is None else hand_ttl
         self._queue: deque[Hold] = deque()
+        self._hand_queue: deque[Hold] = deque()  # allowances: a ttl of their own, so a queue of their own
         self._added = itertools.count()
         self._of: dict[Key, list[Hold]] = {}
         #: (scope, limit, session id for a session limit, else None) -> what its live holds want
@@ -83,8 +87,9 @@ class Holds:
 
     def _expire(self) -> None:
         now = time.monotonic()
-        while self._queue and self._queue[0].expires <= now:
-            self._release(self._queue.popleft())
+        for queue in (self._queue, self._hand_queue):
+            while queue and queue[0].expires <= now:
+                self._release(queue.popleft())
 
     def _of_scope(self, scope: Scope, scope_id: str) -> list[Hold]:
         """The live holds against a counter scope (owner, or participant), oldest first."""
@@ -119,9 +124,9 @@ class Holds:
                 if not of_hand:
                     del self._by_hand[key, hold.hand_id]
 
-    def _add(self, hold: Hold) -> None:
+    def _add(self, hold: Hold, queue: deque[Hold] | None = None) -> None:
         hold.order = next(self._added)
-        self._queue.append(hold)
+        (self._queue if queue is None else queue).append(hold)
         for key in hold.keys():
             self._of.setdefault(key, []).append(hold)
             for sum_key, amount in self._sum_keys(key, hold):
@@ -165,18 +170,20 @@ class Holds:
         session_id: str | None,
         hand_id: str,
         wants: dict[LimitName, int],
+        *,
+        long: bool = False,
     ) -> None:
         """A start_hand check passed: its hand counts until a commit of it is counted (asked
-        again for the same hand: still one hold)."""
+        again for the same hand: still one hold, with what it asked last). `long`: an allowance,
+        held until the hand's settlement (`hand_ttl`)."""
         self._expire()
-        if not any(
-            h.participant_id == participant_id for h in self._by_hand.get(((Scope.OWNER, owner_id), hand_id), ())
-        ):
-            hold = Hold(
-                time.monotonic() + self.ttl, TransferKind.COMMIT, owner_id, participant_id, session_id, 0, wants
-            )
-            hold.hand_id = hand_id
-            self._add(hold)
+        for h in list(self._by_hand.get(((Scope.OWNER, owner_id), hand_id), ())):
+            if h.participant_id == participant_id:
+                self._release(h)
+        ttl, queue = (self.hand_ttl, self._hand_queue) if long else (self.ttl, self._queue)
+        hold = Hold(time.monotonic() + ttl, TransferKind.COMMIT, owner_id, participant_id, session_id, 0, wants)
+        hold.hand_id = hand_id
+        self._add(hold, queue)
 
     def hand_counted(self, account_id: str, hand_id: str) -> None:
         """A commit of this hand is in the counters: its start_hand hold is no longer needed."""

@@ -82,6 +82,17 @@ def effective(row: Any, default: int | None, now: datetime) -> Cap:
     return Cap(None if row.cap is None else int(row.cap))
 
 
+def allowance(stack: int | None, headroom: dict[LimitName, int | None]) -> int | None:
+    """What a seat with `stack` may commit in a hand: the least of its stack and every wager
+    cap's headroom (None without a stack: no allowance asked)."""
+    if stack is None:
+        return None
+    rooms = [
+        room for limit in (LimitName.DAILY_WAGER, LimitName.SESSION_WAGER) if (room := headroom.get(limit)) is not None
+    ]
+    return min([stack, *rooms])
+
+
 def _headroom(cap: int | None, used: int) -> int | None:
     return None if cap is None else max(0, cap - used)
 
@@ -112,7 +123,7 @@ class Limits:
         self.clock = clock
         self.settings = settings
         self.defaults = settings.defaults()
-        self.holds = Holds(settings.hold_seconds)
+        self.holds = Holds(settings.hold_seconds, settings.hand_hold_seconds)
         self.cache = ReadCache()  # what checks read, kept in step with every write below
         # a check's rows: in the loop's thread on SQLite (felt_runtime.db.LoopReader)
         self.reader = LoopReader(engine, "the check's read")
@@ -161,8 +172,9 @@ class Limits:
             wants = {LimitName.DAILY_WAGER: req.amount, LimitName.SESSION_WAGER: req.amount}
         elif req.kind is CheckKind.START_HAND:
             wants = {LimitName.SESSION_HANDS: 1}
-            if req.amount is not None:  # the forced bet the hand will take
-                wants |= {LimitName.DAILY_WAGER: req.amount, LimitName.SESSION_WAGER: req.amount}
+            if req.amount is not None or req.stack is not None:  # the forced bet the hand will take
+                forced = req.amount or 0
+                wants |= {LimitName.DAILY_WAGER: forced, LimitName.SESSION_WAGER: forced}
         else:  # CONTINUE_SESSION: another hand is possible only below both session caps
             wants = {LimitName.SESSION_HANDS: 1, LimitName.SESSION_WAGER: 1}
         if not req.hold:
@@ -170,7 +182,12 @@ class Limits:
         async with self.holds.lock(req.owner_id):  # the holding checks of one owner, one at a time (holds.py)
             decision = await self._check(req, now, day, wants)
             if req.kind is CheckKind.START_HAND and req.hand_id:
-                self.holds.add_hand(req.owner_id, req.participant_id, req.session_id, req.hand_id, wants)
+                if decision.allowance is not None:  # the whole allowance is held, not just the forced bet
+                    allowance = decision.allowance
+                    wants |= {LimitName.DAILY_WAGER: allowance, LimitName.SESSION_WAGER: allowance}
+                self.holds.add_hand(
+                    req.owner_id, req.participant_id, req.session_id, req.hand_id, wants, long=req.stack is not None
+                )
             else:
                 self.holds.add(req.kind, req.owner_id, req.participant_id, req.session_id, req.amount, wants)
             return decision
@@ -237,7 +254,7 @@ class Limits:
                     )
                 if room is not None and ((least := headroom[limit]) is None or room < least):
                     headroom[limit] = room
-        return LimitsDecision(kind=req.kind, headroom=headroom)
+        return LimitsDecision(kind=req.kind, headroom=headroom, allowance=allowance(req.stack, headroom))
 
     # --- state ------------------------------------------------------------------------------
     async def _scope_state(self, conn: AsyncConnection, scope3: Scope3, now: datetime, session: Any) -> ScopeState:

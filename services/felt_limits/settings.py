@@ -28,6 +28,9 @@ class LimitsSettings(BaseSettings):
     #: an allowed buy-in or wager counts against the caps this long at most before the wallet's
     #: transfer event is counted (holds.py)
     hold_seconds: float = Field(default=10.0, gt=0)
+    #: a hand's allowance (start_hand with a stack) counts against the wager caps until the hand's
+    #: settlement is counted, or this long at most (a hand whose table died is never settled)
+    hand_hold_seconds: float = Field(default=600.0, gt=0)
     #: Where a new durable consumer starts: `all` (production) or `new`.
     deliver_policy: str = "all"
     #: Tests only: read "now" from this file (ISO datetime) instead of the system clock.

@@ -263,3 +263,61 @@ async def test_a_dealt_hand_is_held_until_counted_so_a_quick_next_hand_cannot_pa
     await wait_for(broker, owner, lambda s: s.session is not None and s.session.hands == 1, account=acct, session=sess)
     err = await denied(broker, CheckKind.CONTINUE_SESSION, owner, acct, session=sess)
     assert err.details["used"] == 1  # counted once: the hold is gone
+
+
+def start_hand(owner: str, acct: str, sess: str, hand: str, stack: int, forced: int | None = None) -> LimitsCheck:
+    """A buy-in table's check before a deal: the seat's stack asks for its allowance."""
+    return LimitsCheck(
+        kind=CheckKind.START_HAND,
+        owner_id=owner,
+        participant_id=acct,
+        session_id=sess,
+        hand_id=hand,
+        amount=forced,
+        stack=stack,
+        hold=True,
+    )
+
+
+async def test_a_hands_allowance_is_the_least_of_the_stack_and_every_wager_caps_headroom(
+    limits, broker, wallet
+) -> None:
+    owner, acct, sess = ids()
+    first = await call(broker, subjects.LIMITS_CHECK, start_hand(owner, acct, sess, "t-a1", 200), LimitsDecision)
+    assert first.allowance == 200  # the caps are far above the stack
+    await wallet.send(K.COMMIT, 0, owner=owner, account=acct, session=sess, hand="t-a1")  # dealt in, wagered 0
+    await wait_for(broker, owner, lambda s: s.session is not None and s.session.hands == 1, account=acct, session=sess)
+    await set_cap(broker, owner, L.DAILY_WAGER, 500)
+    await set_cap(broker, acct, L.SESSION_WAGER, 120, Scope.PARTICIPANT)
+    second = await call(broker, subjects.LIMITS_CHECK, start_hand(owner, acct, sess, "t-a2", 200), LimitsDecision)
+    assert second.allowance == 120  # the participant's session cap binds first
+    # the hand's settlement is counted: it wagered 70 of its 120; the next hand gets what is left
+    await wallet.send(K.COMMIT, 70, owner=owner, account=acct, session=sess, hand="t-a2")
+    await wait_for(broker, owner, lambda s: used(s, L.DAILY_WAGER) == 70)
+    third = await call(broker, subjects.LIMITS_CHECK, start_hand(owner, acct, sess, "t-a3", 200, 2), LimitsDecision)
+    assert third.allowance == 50
+    # held until counted: another seat of the owner, elsewhere, gets what the running hand leaves
+    other = await call(
+        broker, subjects.LIMITS_CHECK, start_hand(owner, f"{acct}-2", f"{sess}-2", "t-b1", 1000), LimitsDecision
+    )
+    assert other.allowance == 500 - 70 - 50
+    # every chip of the day's cap is granted to a running hand: a forced bet elsewhere is refused
+    err = await denied(broker, CheckKind.START_HAND, owner, acct, f"{sess}-3", 1)
+    assert err.details["limit"] == "daily_wager" and err.details["headroom"] == 0
+
+
+async def test_a_cap_lowered_while_a_hand_runs_binds_from_the_next_hand_and_a_freeze_stops_it(
+    limits, broker, wallet
+) -> None:
+    owner, acct, sess = ids()
+    running = await call(broker, subjects.LIMITS_CHECK, start_hand(owner, acct, sess, "t-c1", 200), LimitsDecision)
+    assert running.allowance == 200
+    await set_cap(broker, owner, L.DAILY_WAGER, 150)  # lowered mid-hand: the running hand keeps its grant
+    await wallet.send(K.COMMIT, 120, owner=owner, account=acct, session=sess, hand="t-c1")  # its settlement
+    await wait_for(broker, owner, lambda s: used(s, L.DAILY_WAGER) == 120)
+    nxt = await call(broker, subjects.LIMITS_CHECK, start_hand(owner, acct, sess, "t-c2", 200, 2), LimitsDecision)
+    assert nxt.allowance == 30
+    await call(broker, subjects.LIMITS_FREEZE, LimitsFreeze(scope_id=owner, reason="cool down"), FreezeState)
+    with pytest.raises(BusError) as err:
+        await call(broker, subjects.LIMITS_CHECK, start_hand(owner, acct, sess, "t-c3", 200, 2), LimitsDecision)
+    assert err.value.code is ErrorCode.FROZEN
