@@ -575,3 +575,6 @@ class TableResult(Message):
     events: tuple[TableEvent, ...] = ()
     hands: tuple[HandSummary, ...] = ()
     hand: HandHistory | None = None
+    #: the outcome a command's `message_id` had the first time (the table applies it once): its
+    #: status, seq, seat and buy-in, with the view as it is at the resend
+    replayed: bool = False

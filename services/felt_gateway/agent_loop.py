@@ -28,7 +28,7 @@ from starlette.routing import compile_path
 from felt_gateway import errors, poker
 from felt_gateway.auth import principal
 from felt_gateway.identity import Principal
-from felt_gateway.idempotency import KEY_MAX_LENGTH
+from felt_gateway.commands import KEY_MAX_LENGTH
 from felt_gateway.schemas import ActionBody, EventsQuery
 
 #: a body larger than this is not an action: FastAPI answers it

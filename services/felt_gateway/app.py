@@ -1,5 +1,5 @@
 """Assembly: settings, the broker (started and stopped in FastAPI's lifespan), the database
-(identity, migrated at startup), Redis (idempotency), health over HTTP and on the bus, the
+(identity, migrated at startup), Redis (login throttling, presence), health over HTTP and on the bus, the
 REST routers and the WebSocket."""
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from felt_contracts.base import new_id
 from felt_gateway import accounts, agent_loop, auth, errors, poker, ws
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
-from felt_gateway.idempotency import Idempotency
 from felt_gateway.identity import Identity
 from felt_gateway.login_throttle import LoginThrottle
 from felt_gateway.chat_members import ChatMembers
@@ -124,7 +123,6 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
         identity.close()
 
     ctx.on_shutdown(close_identity)
-    app.state.idempotency = Idempotency(redis, gw.idempotency_ttl_seconds)
     app.state.login_throttle = LoginThrottle(
         redis,
         per_email=gw.login_attempts_per_email,

@@ -4,6 +4,7 @@ owner, kind, name, credential) always comes from the credentials, never from the
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from felt_contracts.chat import ChatPost
@@ -71,12 +72,21 @@ def act(
     )
 
 
+#: the longest `Idempotency-Key` a request may carry
+KEY_MAX_LENGTH = 200
+
+
 def message_id(who: Principal, name: str, key: str | None, *, socket: bool = False) -> str | None:
     """The bus message id for a client's idempotency key (REST `Idempotency-Key`, WebSocket
-    `requestId`): the service applies a request once per id. None without a key."""
+    `requestId`): the service applies a request once per id, so the id is the only record of
+    it. None without a key. A key that would not fit a message id is named by its SHA-256, so
+    two keys never share an id."""
     if not key:
         return None
-    return f"{'ws:' if socket else ''}{name}:{who.participant_id}:{key}"[:200]
+    prefix = f"{'ws:' if socket else ''}{name}:{who.participant_id}:"
+    if len(prefix) + len(key) > 200:
+        key = "#" + hashlib.sha256(key.encode()).hexdigest()
+    return (prefix + key)[:200]
 
 
 def chat_post(who: Principal, table_id: str, text: str, key: str | None) -> ChatPost:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import re
 import time
 from typing import Annotated, Any, Literal
@@ -21,7 +20,6 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from felt_contracts import subjects
 from felt_contracts.chat import ChatHistory, ChatHistoryPage, ChatPosted
 from felt_contracts.errors import ErrorCode
-from felt_runtime.idempotency import fingerprint
 from felt_contracts.limits import CapChange, FreezeState, LimitsFreeze, LimitsGet, LimitsSetCap, LimitsState, Scope
 from felt_contracts.table import (
     HandHistory,
@@ -47,12 +45,11 @@ from felt_contracts.wallet import (
     SessionsQuery,
 )
 from felt_engine.profiles import get_profile
-from felt_gateway import commands, idempotency, rules
+from felt_gateway import commands, rules
 from felt_gateway.auth import Who
 from felt_gateway.chat_members import ChatMembers
 from felt_gateway.clients import Bus, check_table_id
 from felt_gateway.errors import RESPONSES, ApiError, from_bus
-from felt_gateway.idempotency import Idempotency, Outcome
 from felt_gateway.hub import Hub, next_events
 from felt_gateway.jsonio import Json
 from felt_gateway.identity import Principal, names_of
@@ -95,7 +92,7 @@ IdemKey = Annotated[
     str | None,
     Header(
         alias="Idempotency-Key",
-        max_length=idempotency.KEY_MAX_LENGTH,
+        max_length=commands.KEY_MAX_LENGTH,
         description="retries with the same key return the first outcome",
     ),
 ]
@@ -213,53 +210,31 @@ async def act(
     `Idempotency-Key`, a retry returns the first outcome; the same key with another body is 409."""
     # answered ahead of FastAPI by agent_loop.AgentLoop whenever the body is valid JSON of this shape
     command = commands.act(who, body.type, body.amount, body.cards, body.hand_id, body.turn_id)
-    return await once(request, who, table_id, "act", command, body.model_dump(mode="json"), idempotency_key)
+    return await once(request, who, table_id, "act", command, idempotency_key)
 
 
 async def once(
-    request: Request,
-    who: Principal,
-    table_id: str,
-    name: str,
-    command: Any,
-    payload: dict[str, Any],
-    idempotency_key: str | None,
+    request: Request, who: Principal, table_id: str, name: str, command: Any, idempotency_key: str | None
 ) -> JSONResponse:
-    """Send a table command at most once per `Idempotency-Key`: a retry returns the first outcome
-    (`Idempotent-Replayed: true`), the same key with another request is 409. The key is also the
-    table command's message id.
-
-    The outcome is kept for an hour without its table view (about 2 KB of the 2.3 KB a record would
-    hold: a soak at 15 actions/s grew Valkey by 60 MB in 25 minutes), so a replay carries the
-    table as it is now; status, seq, seat and buy-in are the first outcome's."""
+    """Send a table command whose `Idempotency-Key` is its message id. The table applies a
+    message id once and answers a resend with the first outcome (docs/table.md "At most once per
+    message id"), which a retry returns (`Idempotent-Replayed: true`; status, seq, seat and buy-in
+    of the first, the table as it is now); the same key with another request is 409. The table's
+    memory of the id is the only record: the gateway keeps none."""
     check_table_id(table_id)
-    idem: Idempotency = request.app.state.idempotency
-    view: dict[str, Any] | None = None
-
-    async def work() -> Outcome:
-        nonlocal view
-        try:
-            result = await bus(request).table(
-                table_id, command, message_id=commands.message_id(who, name, idempotency_key)
-            )
-        except BusError as exc:
-            resp = from_bus(exc)
-            return Outcome(resp.status_code, json.loads(bytes(resp.body)))
-        first = command_out(result)
-        view = first.pop("table")
-        return Outcome(200, first)
-
-    outcome = await idem.run(who.participant_id, idempotency_key, fingerprint(payload, f"POST {name}:{table_id}"), work)
-    body_out = outcome.body
-    if outcome.status == 200:
-        if outcome.replayed:
-            try:
-                view = camel((await bus(request).table(table_id, GetView(viewer=who.participant_id))).view)
-            except BusError:
-                view = None  # the first outcome stands; the table cannot be shown right now
-        body_out = dict(body_out, table=view, replayed=outcome.replayed)
-    headers = {"Idempotent-Replayed": "true"} if outcome.replayed else None
-    return Json(body_out, status_code=outcome.status, headers=headers)
+    try:
+        result = await bus(request).table(table_id, command, message_id=commands.message_id(who, name, idempotency_key))
+    except BusError as exc:
+        if exc.code is ErrorCode.CONFLICT and exc.details.get("reason") == "message_id_reused":
+            raise ApiError(
+                ErrorCode.CONFLICT,
+                "this Idempotency-Key was used for a different request",
+                409,
+                reason="idempotency_key_reused",
+            ) from None
+        return from_bus(exc)
+    body = dict(command_out(result), replayed=result.replayed)
+    return Json(body, headers={"Idempotent-Replayed": "true"} if result.replayed else None)
 
 
 @router.post("/tables/{table_id}/preaction", response_model=CommandOut, summary="Set or clear a pre-action")
@@ -272,13 +247,13 @@ async def preaction(request: Request, table_id: str, body: PreActionBody, who: W
 async def sit_out(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
     """Keep your seat but stop being dealt in from the next hand on (a hand you are in plays
     on). Your seat in the view says `sittingOut`; everyone gets a `sit_out` event."""
-    return await once(request, who, table_id, "sitOut", commands.command(who, "sitOut"), {}, idempotency_key)
+    return await once(request, who, table_id, "sitOut", commands.command(who, "sitOut"), idempotency_key)
 
 
 @router.post("/tables/{table_id}/sit-in", response_model=CommandOut, summary="Come back from sitting out")
 async def sit_in(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
     """Be dealt in again from the next hand (event `sit_in`)."""
-    return await once(request, who, table_id, "sitIn", commands.command(who, "sitIn"), {}, idempotency_key)
+    return await once(request, who, table_id, "sitIn", commands.command(who, "sitIn"), idempotency_key)
 
 
 @router.post(
@@ -304,7 +279,6 @@ async def show(
         table_id,
         "show",
         commands.command(who, "show", hand_id=hand_id),
-        {"handId": hand_id},
         idempotency_key,
     )
 
@@ -327,7 +301,6 @@ async def auto_rebuy(
         table_id,
         "autoRebuy",
         commands.command(who, "autoRebuy", enabled=body.enabled),
-        {"enabled": body.enabled},
         idempotency_key,
     )
 

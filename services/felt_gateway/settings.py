@@ -23,10 +23,6 @@ class GatewaySettings(BaseSettings):
     login_attempts_per_email: int = Field(default=5, gt=0)  # failed logins of one email per window, then 429
     login_attempts_per_address: int = Field(default=100, gt=0)  # failed logins from one client address per window
     login_window_seconds: int = Field(default=900, gt=0)
-    #: how long an `Idempotency-Key`'s outcome is kept (~400 B each in Valkey): at 300 actions/s a
-    #: day would hold ~10 GB and an hour holds ~430 MB, far past any retry (a turn lasts seconds;
-    #: felt_client gives up after 8 backed-off tries)
-    idempotency_ttl_seconds: int = Field(default=3600, gt=0)
     longpoll_max_seconds: float = Field(default=30.0, gt=0, le=120)
     ws_max_frame_bytes: int = Field(default=16 * 1024, gt=0)
     ws_credits: int = Field(default=50, gt=0)  # frames a connection may send per interval (lila-ws style)
