@@ -141,7 +141,7 @@ async def _bus(_: Request | None, exc: BusError) -> JSONResponse:
 
 
 async def _valkey(_: Request | None, exc: Exception) -> JSONResponse:
-    """Valkey (idempotency records, login throttling, presence) unreachable or out of free
+    """Valkey (presence) unreachable or out of free
     connections: the request did nothing and may be retried, like a bus dependency's outage."""
     log.warning("valkey unavailable", extra={"error": type(exc).__name__})
     return error_response(

@@ -59,8 +59,9 @@ class ListHolds:
             self.holds.append(Listed(self.clock[0] + TTL, transfer, owner, pid, session, amount, wants))
 
     def add_hand(self, owner: str, pid: str | None, session: str | None, hand: str, wants: dict) -> None:
-        if not any(h.hand_id == hand and h.participant_id == pid for h in self.live()):
-            self.holds.append(Listed(self.clock[0] + TTL, TransferKind.COMMIT, owner, pid, session, 0, wants, hand))
+        """Asked again for the same hand: one hold, with what it asked last."""
+        self.holds = [h for h in self.live() if not (h.hand_id == hand and h.participant_id == pid)]
+        self.holds.append(Listed(self.clock[0] + TTL, TransferKind.COMMIT, owner, pid, session, 0, wants, hand))
 
     def hand_counted(self, account: str, hand: str) -> None:
         self.holds = [h for h in self.live() if not (h.hand_id == hand and account == h.participant_id)]

@@ -70,33 +70,70 @@ async def test_a_busted_session_releases_its_reserved_exposure(stack, bus):
 
 
 async def test_daily_wager_cap_binds_at_a_buy_in_table(stack, bus):
+    """At a buy-in table limits grants each seat its allowance at the deal (docs/limits.md): the
+    legal actions show it, a commitment past it is refused as a wager cap refuses, and the next
+    hand's allowance is what the settled hand left."""
     t = await create_table(bus)
     pids = await seat(bus, t, [100, 100])
     capped = pids[0]
     owner = f"o-{capped}"
-    await set_cap(bus, owner, L.DAILY_WAGER, 10)
+    await set_cap(bus, owner, L.DAILY_WAGER, 30)
     v = await deal(bus, t, pids)
-    blind = next(s.bet for s in v.hand.seats if s.participant_id == capped)
-    await used(bus, owner, L.DAILY_WAGER, blind)
     if actor_pid(v) != capped:  # heads-up: the big blind acts second preflop
         await cmd(bus, t, Act(participant_id=actor_pid(v), action="call"))
-    before = (await cmd(bus, t, GetView())).view
-    with pytest.raises(BusError) as e:  # raising to 11 commits 11 in all today: one chip over
-        await cmd(bus, t, Act(participant_id=capped, action="raiseTo", amount=11))
-    assert e.value.code == "limit_exceeded" and e.value.details["limit"] == "daily_wager"
-    assert e.value.details["headroom"] == 10 - blind
-    after = (await cmd(bus, t, GetView())).view
+    before = (await cmd(bus, t, GetView(viewer=capped))).view
+    legal = before.hand.legal_actions
+    assert legal.raise_to is not None and legal.raise_to.max == 30 and legal.all_in is None  # the bound, not the stack
+    with pytest.raises(BusError) as e:  # 31 in the hand: one chip over the day's cap
+        await cmd(bus, t, Act(participant_id=capped, action="raiseTo", amount=31))
+    assert e.value.code == "limit_exceeded" and e.value.details["reason"] == "over_allowance"
+    after = (await cmd(bus, t, GetView(viewer=capped))).view
     assert after.seq == before.seq and after.hand == before.hand  # nothing changed
-    await cmd(bus, t, Act(participant_id=capped, action="raiseTo", amount=10))  # at the cap
+    await cmd(bus, t, Act(participant_id=capped, action="raiseTo", amount=10))
     other = next(p for p in pids if p != capped)
     await cmd(bus, t, Act(participant_id=other, action="fold"))
-    await used(bus, owner, L.DAILY_WAGER, 10)
+    await used(bus, owner, L.DAILY_WAGER, 10)  # the settlement reported the wager
+    v = await deal(bus, t, pids)  # the next hand: 20 left of the day's 30
+    if actor_pid(v) != capped:
+        await cmd(bus, t, Act(participant_id=actor_pid(v), action="call"))
+    legal = (await cmd(bus, t, GetView(viewer=capped))).view.hand.legal_actions
+    assert legal.raise_to is not None and legal.raise_to.max == 20
+    await cmd(bus, t, Act(participant_id=capped, action="raiseTo", amount=20))
+    await cmd(bus, t, Act(participant_id=other, action="fold"))
+    await used(bus, owner, L.DAILY_WAGER, 30)
     seq = (await cmd(bus, t, GetView())).view.seq
     for p in pids:  # the next hand's blind would be over the cap: the session closes before the deal
         await cmd(bus, t, Ready(participant_id=p))
     with pytest.raises(BusError):
         await cmd(bus, t, Start(participant_id=other))
     closed, _ = await wait_for(bus, t, seq, "session_closed", detail="limit")
+    assert closed.participant_id == capped
+    assert (await balance(bus, capped)).reserved == 0
+
+
+async def test_a_cap_lowered_while_a_hand_runs_binds_from_the_next_hand_and_a_freeze_stops_the_next_hand(stack, bus):
+    t = await create_table(bus)
+    pids = await seat(bus, t, [100, 100])
+    capped, other = pids
+    owner = f"o-{capped}"
+    v = await deal(bus, t, pids)
+    await set_cap(bus, owner, L.DAILY_WAGER, 12)  # lowered mid-hand: this hand keeps its grant
+    if actor_pid(v) != capped:
+        await cmd(bus, t, Act(participant_id=actor_pid(v), action="call"))
+    legal = (await cmd(bus, t, GetView(viewer=capped))).view.hand.legal_actions
+    assert legal.all_in == 100 - next(s.bet for s in v.hand.seats if s.participant_id == capped)
+    await cmd(bus, t, Act(participant_id=capped, action="raiseTo", amount=6))
+    await cmd(bus, t, Act(participant_id=other, action="fold"))
+    await used(bus, owner, L.DAILY_WAGER, 6)
+    v = await deal(bus, t, pids)  # from the next hand the lowered cap binds: 6 left
+    if actor_pid(v) != capped:
+        await cmd(bus, t, Act(participant_id=actor_pid(v), action="call"))
+    legal = (await cmd(bus, t, GetView(viewer=capped))).view.hand.legal_actions
+    assert legal.raise_to is not None and legal.raise_to.max == 6 and legal.all_in is None
+    await call(bus, subjects.LIMITS_FREEZE, LimitsFreeze(scope_id=owner, reason="a break"), FreezeState)
+    seq = (await cmd(bus, t, GetView())).view.seq
+    await cmd(bus, t, Act(participant_id=capped, action="fold"))  # the running hand plays to its end
+    closed, _ = await wait_for(bus, t, seq, "session_closed", detail="limit")  # and no next one: cashed out
     assert closed.participant_id == capped
     assert (await balance(bus, capped)).reserved == 0
 

@@ -59,7 +59,8 @@ def test_only_the_last_size_outcomes_are_kept() -> None:
 
 def test_a_kept_result_holds_no_view_and_its_replay_shows_the_table_as_it_is_now() -> None:
     """Views were most of the table service's heap (256 kept results per table): a replay gets
-    the first outcome's status, seq and seat with the view of the moment, as the gateway's do."""
+    the first outcome's status, seq and seat with the view of the moment, marked `replayed` (the
+    gateway's `Idempotent-Replayed`)."""
     recent = Recent(8)
     command = Act(participant_id="p", action="check")
     first = TableResult(table_id="t", seq=7, seat=2, view=_view(hand_no=1))
@@ -68,7 +69,7 @@ def test_a_kept_result_holds_no_view_and_its_replay_shows_the_table_as_it_is_now
     assert had_view and TableResult.model_validate_json(kept).view is None
     again = recent.get("m1", command, lambda: _view(hand_no=2))
     assert isinstance(again, TableResult)
-    assert (again.seq, again.seat, again.status) == (7, 2, "ok")
+    assert (again.seq, again.seat, again.status, again.replayed) == (7, 2, "ok", True)
     assert again.view == _view(hand_no=2)
     # a result that had no view replays without one
     recent.put("m2", command, TableResult(table_id="t", seq=8))

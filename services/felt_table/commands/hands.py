@@ -1,8 +1,11 @@
-"""Driving hands through the engine: dealing, accepting steps (escrowed first), automatic
-pre-actions, turns with their deadlines, settlement, and what happens between hands.
+"""Driving hands through the engine: dealing, accepting steps, automatic pre-actions, turns
+with their deadlines, settlement, and what happens between hands.
 
-The engine decides every rule; this module only orders the calls: a step's chips go to the
-wallet before `t.state` takes the step, and its operations become events only after that.
+The engine decides every rule; this module only orders the calls. At a buy-in table the hand's
+commitments stay in its state (each seat bounded by the allowance limits granted at the deal)
+and move once, with the settlement; where the balance plays (`ante-nl-1`) a step's chips go to
+the wallet's escrow before `t.state` takes the step. A step's operations become events only
+once it is kept.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from felt_engine.hand import Step, apply, next_button, start_hand
 from felt_engine.operations import COMMIT_KINDS
 from felt_engine.preactions import auto_action, set_preaction
 from felt_runtime.bus import BusError
-from felt_contracts.wallet import Payout, Settle
+from felt_contracts.wallet import Payout, Settle, Wager
 from felt_engine.state import HandState
 from felt_table.commands import closing, ending, recovery, seat_sessions
 from felt_table.ports.retry import retryable
@@ -89,7 +92,7 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
         return False
     players = t.eligible(need_ready=need_ready)
     deck = Deck.shuffled()
-    approved: set[tuple[int, int]] = set()  # (seat, forced bet) limits allowed for this hand
+    approved: dict[tuple[int, int], int | None] = {}  # (seat, forced bet) limits allowed -> its allowance
     while True:  # the forced bets depend on who is dealt in: ask again until nobody is refused
         dealt = players[: t.profile.max_seats]
         if len(dealt) < 2:
@@ -101,18 +104,25 @@ async def deal(t: Table, *, need_ready: bool) -> bool:
             if op.kind in COMMIT_KINDS and op.amount and op.seat is not None:
                 forced[op.seat] += op.amount
         ask = [s for s in dealt if s.limits_session is not None and (s.seat, forced[s.seat]) not in approved]
-        answers = await t.sessions.refusals([t.sessions.allow_hand(s, hand_id, forced[s.seat]) for s in ask])
-        if any(exc is not None and retryable(exc) for exc in answers):
+        answers = await t.sessions.answers(
+            [t.sessions.allow_hand(s, hand_id, forced[s.seat], None if t.balance_plays else s.stack) for s in ask]
+        )
+        if any(isinstance(x, BusError) and retryable(x) for x in answers):
             recovery.ping(t, "limits", resumed)
             return False
-        refused = [(s, exc) for s, exc in zip(ask, answers) if exc is not None]
-        approved.update((s.seat, forced[s.seat]) for s, exc in zip(ask, answers) if exc is None)
+        refused = [(s, x) for s, x in zip(ask, answers) if isinstance(x, BusError)]
+        approved.update(((s.seat, forced[s.seat]), x) for s, x in zip(ask, answers) if not isinstance(x, BusError))
         if not refused:
             break
         for s, refusal in refused:
             players.remove(s)
             if refusal.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
                 await seat_sessions.close(t, s, reason="limit")
+    allowances = {s.seat: a for s in dealt if (a := approved.get((s.seat, forced[s.seat]))) is not None}
+    if allowances:  # the engine bounds each seat's actions by what its wager caps allow (docs/limits.md)
+        step = start_hand(
+            t.profile, t.stakes, {s.seat: s.stack for s in dealt}, button, deck, hand_id=hand_id, allowances=allowances
+        )
     t.button = button
     t.wallet.new_hand()
     t.hand_participants = {s.seat: s.pid for s in dealt}
@@ -295,6 +305,12 @@ async def finish(t: Table) -> None:
         s = t.seats.get(seat)
         if s is not None and s.pid == t.hand_participants.get(seat):
             s.stack = st.stacks[i]
+    # a buy-in table escrowed nothing during the hand: the settlement carries every dealt seat's wager
+    wagers = (
+        []
+        if t.balance_plays
+        else [Wager(account_id=t.hand_participants[s], amount=c) for s, c in zip(st.seats, st.contrib)]
+    )
     await ending.end(
         t,
         Settle(
@@ -303,6 +319,7 @@ async def finish(t: Table) -> None:
             hand_id=st.hand_id,
             payouts=[Payout(account_id=a, amount=v) for a, v in payouts.items()],
             returns=[Payout(account_id=a, amount=v) for a, v in returns.items()],
+            wagers=wagers,
         ),
         after_hand,
     )

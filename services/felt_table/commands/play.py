@@ -69,7 +69,7 @@ async def act(t: Table, c: Act) -> TableResult:
     except IllegalAction as exc:
         raise engine_error(exc) from None
     wager = sum(op.amount for op in nxt.ops if op.kind in COMMIT_KINDS and op.seat == s.seat)
-    if wager > 0 and s.limits_session is not None:  # the wager caps see each voluntary wager first
+    if wager > 0 and t.balance_plays and s.limits_session is not None:  # elsewhere the hand's allowance bounds it
         await t.sessions.allow_wager(s, st.hand_id or "", t.wallet.commit_seq, wager)
     s.timeouts = 0
     await hands.step(t, nxt)

@@ -90,7 +90,7 @@ async def reconcile(t: Table) -> bool:
     if t.balance_plays:  # no reserves: the available balance is read before every deal
         t.needs_reconcile = False
         return True
-    # a seat in the running hand has chips in its escrow: its stack is settled by the hand
+    # a seat in the running hand: its stack is settled by the hand
     seats = [s for s in t.seats.values() if s.session_id is not None and not (t.hand_running and t.played(s))]
     answers = await asyncio.gather(*(t.wallet.balance(s.pid) for s in seats), return_exceptions=True)
     for s, bal in zip(seats, answers):

@@ -36,6 +36,7 @@ ENGINE_CODES = {
     "invalid_amount": ErrorCode.INVALID_AMOUNT,
     "amount_required": ErrorCode.MALFORMED,
     "amount_not_allowed": ErrorCode.MALFORMED,
+    "over_allowance": ErrorCode.LIMIT_EXCEEDED,  # past the hand's allowance: a wager cap (docs/limits.md)
 }
 
 

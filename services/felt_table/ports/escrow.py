@@ -1,7 +1,9 @@
 """Every wallet call of a table: buy-ins, escrow commits, settlement, cancellation, cash-outs.
 
-The wallet holds every chip. A step's chips are committed here BEFORE the table keeps the new
-state. Every transfer id is derived from what it is for, never drawn fresh: commits from the
+The wallet holds every chip. At a buy-in table a player's reserve is the hold: nothing moves
+while a hand runs, and the hand's settlement moves its wagers, payouts and returns at once.
+Where the balance plays (`ante-nl-1`) a step's chips are committed here BEFORE the table keeps
+the new state. Every transfer id is derived from what it is for, never drawn fresh: commits from the
 hand (`hand_id:n`), a hand's end from the hand, a buy-in from the command (or the hand, for an
 auto-rebuy), a cash-out from the session; so a call resent after a lost reply moves nothing twice.
 """
@@ -66,12 +68,16 @@ class Escrow:
     async def commit(
         self, step: Step, hand_id: str, participants: dict[int, str], plays: dict[int, str | None] | None = None
     ) -> None:
-        """Commit every chip these operations move into the pot before the step is accepted
-        (`plays`: balance tables, each seat's play session, named on its commits for limits).
+        """Where the balance plays (`ante-nl-1`): commit every chip these operations move into the
+        pot before the step is accepted (`plays`: each seat's play session, named on its commits
+        for limits). At a buy-in table nothing moves during the hand (the reserve is the hold): its
+        chips move once, with the settlement (`Settle.wagers`), so this does nothing there.
 
         A step moving several seats' chips (the forced bets) sends its commits together, so the
         wallet's group commit takes them in one transaction; each still has its own transfer id,
         and if any is refused the caller cancels the hand (refunding the others)."""
+        if not self.balance_plays:
+            return
         ops = [(op.seat, op.amount) for op in step.ops if op.kind in COMMIT_KINDS and op.amount and op.seat is not None]
         base = self.commit_seq
         commits = [

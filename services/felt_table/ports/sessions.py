@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from felt_contracts import subjects
 from felt_contracts.limits import CheckKind, LimitsCheck, LimitsDecision
 from felt_runtime.bus import BusError
 from felt_table.ports.deps import Deps
+
+T = TypeVar("T")
 
 
 class Seated(Protocol):
@@ -31,10 +33,12 @@ class Sessions:
         self.tid = table_id
         self.deps = deps
 
-    async def _limits(self, check: LimitsCheck) -> None:
-        """Raise BusError when limits deny (unavailable counts as deny for new risk)."""
+    async def _limits(self, check: LimitsCheck) -> LimitsDecision | None:
+        """Raise BusError when limits deny (unavailable counts as deny for new risk); None when
+        the table asks no limits."""
         if self.deps.settings.limits:
-            await self.deps.ask(subjects.LIMITS_CHECK, check, LimitsDecision)
+            return await self.deps.ask(subjects.LIMITS_CHECK, check, LimitsDecision)
+        return None
 
     async def allow_buy_in(self, owner: str, pid: str, amount: int, key: str, credential: str | None) -> None:
         """`key`: the buy-in's own key (the join command's id), so a resent join counts once."""
@@ -50,9 +54,11 @@ class Sessions:
             )
         )
 
-    async def allow_hand(self, s: Seated, hand_id: str, forced_bet: int = 0) -> None:
-        """Before a deal; the seat's `forced_bet` in it (ante, blinds) also counts against the wager caps."""
-        await self._limits(
+    async def allow_hand(self, s: Seated, hand_id: str, forced_bet: int = 0, stack: int | None = None) -> int | None:
+        """Before a deal; the seat's `forced_bet` in it (ante, blinds) also counts against the wager
+        caps. With the seat's `stack` (buy-in tables): the hand's allowance, what the seat may
+        commit in it under every wager cap (None: no bound but the stack)."""
+        decision = await self._limits(
             LimitsCheck(
                 message_id=f"{hand_id}:{s.pid}:start",
                 kind=CheckKind.START_HAND,
@@ -62,13 +68,16 @@ class Sessions:
                 session_id=s.limits_session,
                 amount=forced_bet or None,
                 hand_id=hand_id,
+                stack=stack,
                 hold=True,
             )
         )
+        return None if decision is None else decision.allowance
 
     async def allow_wager(self, s: Seated, hand_id: str, n: int, amount: int) -> None:
-        """Before a voluntary action commits chips (daily and session wager caps bind at every
-        table; keyed by the hand's next commit, seat and amount, so a resent check counts once)."""
+        """Before a voluntary action commits chips where the balance plays (`ante-nl-1`; at buy-in
+        tables the hand's allowance bounds the actions instead); keyed by the hand's next commit,
+        seat and amount, so a resent check counts once."""
         await self._limits(
             LimitsCheck(
                 message_id=f"{hand_id}:{n}:{s.pid}:{amount}:wager"[:200],
@@ -96,14 +105,19 @@ class Sessions:
         )
 
     @staticmethod
-    async def refusals(checks: list[Awaitable[None]]) -> list[BusError | None]:
+    async def answers(checks: list[Awaitable[T]]) -> list[T | BusError]:
         """Run independent checks together (one round trip for the table, not one per seat);
-        each seat's refusal or None, in order. Only `BusError`s are answers; anything else raises."""
+        each seat's answer or refusal, in order. Only `BusError`s are answers; anything else raises."""
         outcomes = await asyncio.gather(*checks, return_exceptions=True)
         for x in outcomes:
             if isinstance(x, BaseException) and not isinstance(x, BusError):
                 raise x
-        return [x if isinstance(x, BusError) else None for x in outcomes]
+        return outcomes  # type: ignore[return-value]  # every exception left is a BusError
+
+    @classmethod
+    async def refusals(cls, checks: list[Awaitable[None]]) -> list[BusError | None]:
+        """Each seat's refusal or None, in order (see `answers`)."""
+        return [x if isinstance(x, BusError) else None for x in await cls.answers(checks)]
 
     async def claim(self, pid: str) -> str | None:
         """Claim the participant's one active session for this table; the other table that

@@ -93,8 +93,8 @@ class Recent:
             return BusError.of(ErrorInfo.model_validate_json(text))
         outcome = TableResult.model_validate_json(text)
         if had_view and current_view is not None:
-            return outcome.model_copy(update={"view": current_view()})
-        return outcome
+            return outcome.model_copy(update={"view": current_view(), "replayed": True})
+        return outcome.model_copy(update={"replayed": True})
 
     def put(self, message_id: str, command: Any, outcome: TableResult | BusError) -> None:
         if isinstance(outcome, BusError):
