@@ -267,23 +267,20 @@ async def _turn_moved(bus: Any, t: str, turn: int) -> bool:
     return h.phase == "over" or h.turn_id != turn
 
 
-async def test_a_bet_the_wallet_does_not_answer_aborts_the_hand_and_refunds_it(money_stack, bus, ledger_db):
-    """Whether an unanswered commit arrived is unknown: the hand is cancelled (only an aborted
-    hand is), refunded exactly what reached the escrow once the wallet is back."""
+async def test_at_a_buy_in_table_a_bet_needs_no_wallet_and_the_hand_settles_once_it_is_back(
+    money_stack, bus, ledger_db
+):
+    """The reserve is the hold: a bet moves no chip, so the hand plays on while the wallet is
+    away; its end is stored and sent until the wallet answers, and settles once."""
     t, pids, hand_id = await started(bus)
     bettor = actor_of(await view(bus, t))
     money_stack["wallet"].kill9()
-    with pytest.raises(BusError) as refused:
-        await cmd(bus, t, Act(participant_id=bettor, action="raiseTo", amount=10))
-    assert refused.value.code is ErrorCode.UNAVAILABLE and refused.value.details["reason"] == "hand_cancelled"
-    v = await view(bus, t)
-    assert v.hand is None and v.paused == "waiting for the wallet"
+    await cmd(bus, t, Act(participant_id=bettor, action="raiseTo", amount=10))
+    await fold_win(bus, t)
     money_stack["wallet"].start()
     await in_thread(money_stack["wallet"].wait_ready)
-    await resumed(bus, t)
+    await after(bus, ledger_db, t, hand_id)
     got = await settle_of(ledger_db, hand_id)
-    assert got["status"] == "cancelled" and got["escrow"] == 0 and got["kinds"] == ["refund"], got
-    await assert_stacks_are_reserves(bus, t)
-    assert [s.stack for s in (await view(bus, t)).seats] == [100, 100]
-    await check_invariants(ledger_db)
+    assert got["status"] == "settled" and got["escrow"] == 0, got
+    assert sorted(s.stack for s in (await view(bus, t)).seats) == [98, 102]  # the big blind's 2 changed hands
     await cmd(bus, t, Start(participant_id=pids[0]))  # the next hand deals

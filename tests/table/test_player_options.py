@@ -158,8 +158,9 @@ async def test_preaction_applied_on_turn_through_the_queue_with_chips_escrowed(s
     await cmd(bus, t, Act(participant_id=a, action="raiseTo", amount=10))
     seq = (await cmd(bus, t, GetView())).view.seq
     await cmd(bus, t, Act(participant_id=b, action="fold"))
-    # C's turn came and went inside B's command: the call was escrowed (in_play) and applied
-    assert (await balance(bus, c)).in_play == 10
+    # C's turn came and went inside B's command: the call was applied (its chips stay in the reserve
+    # until the hand settles: the reserve is the hold)
+    assert (await balance(bus, c)).reserved == 100
     evs = await events(bus, t, seq)
     call_ev = next(e for e in evs if e.kind == "call")
     assert (call_ev.seat, call_ev.amount, call_ev.detail) == (3, 8, "preaction")
@@ -180,7 +181,7 @@ async def test_preaction_dropped_when_it_no_longer_makes_sense(stack, bus):
     mine = (await cmd(bus, t, GetView(viewer=c))).view
     assert mine.hand.phase == "betting" and mine.hand.street == "flop"  # A and B play on
     me = next(s for s in mine.hand.seats if s.seat == 3)
-    assert me.all_in and me.stack == 0 and (await balance(bus, c)).in_play == 20
+    assert me.all_in and me.stack == 0 and (await balance(bus, c)).reserved == 20  # settled at the hand's end
     assert mine.hand.preaction is None  # all-in: nothing left to decide, the pre-action is gone
     with pytest.raises(BusError) as e:
         await cmd(bus, t, SetPreAction(participant_id=c, preaction="call_any"))

@@ -1,11 +1,14 @@
-"""kill -9 of the table service mid-hand: on restart every interrupted hand is refunded exactly
-once and the seats are cleared (SQLite and PostgreSQL)."""
+"""kill -9 of the table service mid-hand at a buy-in table: no chip moved during the hand (the
+reserve is the hold), so every reserve is as it was before the hand, which is the refund; on
+restart the seats are cleared and cashed out exactly once (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
 from felt_contracts.table import Act, GetEvents, GetView, Join, Ready, Start
 
+from felt_runtime.db import create_engine
 from tests.table.conftest import balance, cmd, create_table, player, start_stack
+from tests.wallet.conftest import check_invariants
 
 
 async def test_kill9_mid_hand_refunds_every_interrupted_hand_once(services, bus, database_url):
@@ -21,7 +24,9 @@ async def test_kill9_mid_hand_refunds_every_interrupted_hand_once(services, bus,
     v = (await cmd(bus, t, GetView())).view
     actor = next(s.participant_id for s in v.seats if s.seat == v.hand.actor_seat_id)
     await cmd(bus, t, Act(participant_id=actor, action="raiseTo", amount=10))
-    assert sum([(await balance(bus, p)).in_play for p in pids]) == 13
+    for p in pids:  # 13 chips committed in the hand, none moved: the reserves are as before it
+        b = await balance(bus, p)
+        assert (b.available, b.reserved, b.in_play) == (100, 100, 0), b
     procs["table"].kill9()
     procs["table"].start()
     procs["table"].wait_ready()
@@ -40,3 +45,8 @@ async def test_kill9_mid_hand_refunds_every_interrupted_hand_once(services, bus,
         0,
         0,
     ]  # created, killed mid-hand, two clean restarts
+    engine = create_engine(database_url)
+    try:
+        await check_invariants(engine)  # the ledger sums to zero, nothing negative, no escrow left
+    finally:
+        await engine.dispose()
