@@ -32,7 +32,6 @@ from tests.chaos.room import Report, Room, money_checks
 STREAMS = (subjects.WALLET_EVENTS_STREAM, subjects.TABLE_SEATS_STREAM)
 #: what the room keeps for a set time, by service: shortened by --retention-minutes
 RETENTION = {
-    "gateway": "felt_gateway_idempotency_ttl_seconds",
     "table": "felt_table_events_max_age_seconds",
     "wallet": "felt_wallet_events_max_age_seconds",
 }

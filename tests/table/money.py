@@ -66,9 +66,10 @@ async def passive(bus: Any, t: str, **kw: Any) -> Any:
 
 
 async def settle_of(engine: Any, hand_id: str) -> dict[str, Any]:
-    """The wallet's record of one hand: status, escrow left, and what each account got back."""
+    """The wallet's record of one hand: status (None: the wallet has not seen it; a buy-in table's
+    hand reaches it with its settlement), escrow left, and what each account got back."""
     async with engine.connect() as conn:
-        status = (await conn.execute(sa.select(hands.c.status).where(hands.c.hand_id == hand_id))).scalar_one()
+        status = (await conn.execute(sa.select(hands.c.status).where(hands.c.hand_id == hand_id))).scalar()
         escrow = (await conn.execute(sa.select(ledger.c.balance).where(ledger.c.key == escrow_key(hand_id)))).scalar()
         rows = (
             await conn.execute(

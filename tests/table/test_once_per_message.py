@@ -65,18 +65,23 @@ async def test_an_act_resent_when_its_sender_has_the_turn_again_gets_the_first_r
     assert (await kinds(bus, t)).count("call") == 1
 
 
+def replay_of(again: TableResult, first: TableResult) -> bool:
+    """A resend's answer: the first outcome, marked replayed."""
+    return again.replayed and not first.replayed and again.model_copy(update={"replayed": False}) == first
+
+
 async def test_join_and_leave_resent_apply_once_with_derived_transfer_ids(money_stack, bus, ledger_db):
     t = await create_table(bus)
     pid, owner = await player(bus)
     join = Join(participant_id=pid, owner_id=owner, kind="agent", buy_in=60)
     first = await send(bus, t, join, "join-1")
-    assert await send(bus, t, join, "join-1") == first
+    assert replay_of(await send(bus, t, join, "join-1"), first)
     b = await balance(bus, pid)
     assert (b.available, b.reserved) == (140, 60)
     assert await transfers_of(ledger_db, pid, "buy_in") == [f"buy_in:{t}:{pid}:join:join-1"]
     left = await send(bus, t, Leave(participant_id=pid), "leave-1")
     assert left.status == "left"
-    assert await send(bus, t, Leave(participant_id=pid), "leave-1") == left
+    assert replay_of(await send(bus, t, Leave(participant_id=pid), "leave-1"), left)
     b = await balance(bus, pid)
     assert (b.available, b.reserved) == (200, 0)
     [cash_out] = await transfers_of(ledger_db, pid, "cash_out")
@@ -99,7 +104,7 @@ async def test_auto_rebuy_resent_applies_once_and_the_top_up_id_derives_from_the
     pids = await seat_players(bus, t, 2, buy_in=50)
     on = SetAutoRebuy(participant_id=pids[0], enabled=True)
     first = await send(bus, t, on, "rebuy-on")
-    assert await send(bus, t, on, "rebuy-on") == first
+    assert replay_of(await send(bus, t, on, "rebuy-on"), first)
     assert (await kinds(bus, t, pids[0])).count("auto_rebuy") == 1
     await send(bus, t, Start(participant_id=pids[0]), uid("m"))  # the deal tops the stack up to 100 first
     hand_id = (await view(bus, t)).hand.hand_id

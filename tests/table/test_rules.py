@@ -151,14 +151,16 @@ async def test_double_spend_guard_after_mid_hand_leave(stack, bus):
     pids = await seat_players(bus, t, 3)
     await ready_and_start(bus, t, pids)
     v = (await cmd(bus, t, GetView())).view
-    # a player who posted a blind leaves mid-hand: chips stay committed, check/fold is queued
+    # a player who posted a blind leaves mid-hand: chips stay committed, check/fold is queued; its
+    # reserve is the hold until the hand settles (nothing in escrow at a buy-in table)
     bb = next(s.participant_id for s in v.seats if s.seat == v.hand.big_blind_seat)
     assert (await cmd(bus, t, Leave(participant_id=bb))).status == "leaving"
-    assert (await balance(bus, bb)).in_play == 2
+    b = await balance(bus, bb)
+    assert (b.reserved, b.in_play) == (100, 0)
     for table in (other, t):
         with pytest.raises(BusError) as e:
             await cmd(bus, table, Join(participant_id=bb, owner_id=f"o-{bb}", kind="agent", buy_in=50))
-        assert e.value.code == "chips_in_play"
+        assert e.value.code == "already_seated"
     # finish the hand: everyone else folds to the end
     for _ in range(10):
         v = (await cmd(bus, t, GetView())).view

@@ -60,6 +60,8 @@ async def _answered(
     refusal: BusError | None,
 ) -> None:
     t.waiting[service] -= 1
+    if service == "wallet":  # it was away: the stacks follow its reserves before the next deal
+        t.needs_reconcile = True
     if not t.waiting[service]:
         del t.waiting[service]
         t.emit("resumed", detail=f"the {service} answers")
