@@ -415,11 +415,11 @@ async def hand_phh(request: Request, hand_id: str, who: Who, table_id: TableQuer
 @router.get("/hands/{hand_id}", response_model=HandOut, summary="A hand history (JSON)")
 async def hand_json(
     request: Request, hand_id: str, who: Who, table_id: TableQuery = None
-) -> dict[str, Any] | PlainTextResponse:
+) -> HandHistory | PlainTextResponse:
     """A finished hand as you may see it: your cards, and others' only when shown."""
     if hand_id.endswith(".phh"):
         return await hand_phh(request, hand_id[:-4], who, table_id)
-    return camel(await _hand(request, who, hand_id, table_id, "json"))
+    return await _hand(request, who, hand_id, table_id, "json")
 
 
 # --- chat --------------------------------------------------------------------------------------
@@ -444,23 +444,22 @@ async def chat_history(
 @router.post("/tables/{table_id}/chat", response_model=ChatPostedOut, summary="Say something at the table")
 async def chat_post(
     request: Request, table_id: str, body: ChatBody, who: Who, idempotency_key: IdemKey = None
-) -> dict[str, Any]:
+) -> ChatPosted:
     """Public speech while seated or watching: at most 500 characters, throttled (429 with
     Retry-After)."""
     check_table_id(table_id)
-    posted: ChatPosted = await bus(request).call(
+    return await bus(request).call(
         subjects.CHAT_POST, commands.chat_post(who, table_id, body.text, idempotency_key), ChatPosted
     )
-    return camel(posted)
 
 
 # --- money -------------------------------------------------------------------------------------
 
 
 @router.get("/balance", response_model=BalanceOut, summary="Your balance")
-async def balance(request: Request, who: Who) -> dict[str, Any]:
+async def balance(request: Request, who: Who) -> Balance:
     """Available, reserved at tables and in play (escrow of open hands), separately."""
-    return camel(await bus(request).call(subjects.WALLET_BALANCE, BalanceQuery(account_id=who.participant_id), Balance))
+    return await bus(request).call(subjects.WALLET_BALANCE, BalanceQuery(account_id=who.participant_id), Balance)
 
 
 @router.get("/leaderboard", response_model=LeaderboardOut, summary="The leaderboard")
@@ -487,13 +486,11 @@ async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge
 
 
 @router.get("/sessions", response_model=SessionsOut, summary="Your table sessions")
-async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
+async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> SessionHistory:
     """History: buy-in, cash-out, net and gross wagers per table session; `granted`: the chips
     the house gave you (the starting grant and refills), of which `refilled` by refills."""
-    return camel(
-        await bus(request).call(
-            subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory
-        )
+    return await bus(request).call(
+        subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory
     )
 
 
@@ -570,17 +567,17 @@ def _scope_id(who: Principal, scope: Scope) -> str:
 
 
 @router.get("/limits", response_model=LimitsOut, summary="Caps and counters")
-async def get_limits(request: Request, who: Who) -> dict[str, Any]:
+async def get_limits(request: Request, who: Who) -> LimitsState:
     """Owner and participant caps, what is used (UTC day), headroom, pending raises, freezes."""
-    return camel(await _limits(request, who))
+    return await _limits(request, who)
 
 
 @router.post("/limits/caps", response_model=CapChangeOut, summary="Lower or raise a cap")
-async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
+async def set_cap(request: Request, body: CapBody, who: Who) -> CapChange:
     """Lowering applies at once; raising waits for the cool-off. An agent's key may lower
     caps; raising needs the owner's login token."""
     scope_id = _scope_id(who, body.scope)
-    change: CapChange = await bus(request).call(
+    return await bus(request).call(
         subjects.LIMITS_SET_CAP,
         # limits decides whether this is a raise, with the write (an agent's key may only lower)
         LimitsSetCap(
@@ -588,15 +585,14 @@ async def set_cap(request: Request, body: CapBody, who: Who) -> dict[str, Any]:
         ),
         CapChange,
     )
-    return camel(change)
 
 
 @router.post("/limits/freeze", response_model=FreezeOut, summary="Freeze (or unfreeze) new risk")
-async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]:
+async def freeze(request: Request, body: FreezeBody, who: Who) -> FreezeState:
     """Freezing stops new risk at once; accepted obligations still settle. Unfreezing needs the
     owner's login token."""
     scope_id = _scope_id(who, body.scope)
-    state: FreezeState = await bus(request).call(
+    return await bus(request).call(
         subjects.LIMITS_FREEZE,
         # limits decides who may unfreeze, as it decides who may raise a cap (an agent's key may only freeze)
         LimitsFreeze(
@@ -604,7 +600,6 @@ async def freeze(request: Request, body: FreezeBody, who: Who) -> dict[str, Any]
         ),
         FreezeState,
     )
-    return camel(state)
 
 
 #: the agents' loop, matched first: FastAPI tries a router's routes in order, a few µs each, and

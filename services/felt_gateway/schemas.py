@@ -50,8 +50,11 @@ def _as_is(annotation: Any) -> bool:
 
 
 def camel(value: Any) -> Any:
-    """A bus model (or anything inside one) as camelCase JSON-ready data. Only model field
-    names change; dict keys (seat numbers, table ids) stay as they are."""
+    """A bus model (or anything inside one) as camelCase JSON-ready data, exactly as its
+    `twin` writes it: for frames and feeds sent outside a response model, and for parts of an
+    envelope the gateway assembles (a route that answers one contract model returns it and
+    FastAPI writes it through the twin). Only model field names change; dict keys (seat
+    numbers, table ids) stay as they are."""
     if isinstance(value, BaseModel):
         return {
             key: v if as_is else camel(v)
