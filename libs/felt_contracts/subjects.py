@@ -83,6 +83,16 @@ TABLE_SEATS_STREAM = "FELT_TABLE_SEATS"
 LEGACY_TABLE_EVENTS_STREAM = "FELT_TABLE_EVENTS"
 
 
+#: every table event, public and private (the gateway's fan-out hears them)
+TABLE_EVENTS_ALL = "felt.evt.table.>"
+
+#: the table service's JetStream KV buckets: which replica owns which table (a lease per table),
+#: which table each participant sits at, and the live replicas
+TABLE_LEASES_BUCKET = "felt-table-leases"
+TABLE_SESSIONS_BUCKET = "felt-table-sessions"
+TABLE_REPLICAS_BUCKET = "felt-table-replicas"
+
+
 def table_public_events(table_id: str) -> str:
     """Numbered public events of a table (never private cards)."""
     return f"felt.evt.table.{table_id}.public"

@@ -28,13 +28,13 @@ from typing import get_args
 import httpx
 
 from felt_contracts.bots import Level
-from felt_runtime import catalog, infra, supervise, tables_cli
+from felt_runtime import catalog, infra, nats_access, supervise, tables_cli
 from felt_runtime.service import ConfigError, load_settings
 from felt_runtime.settings import DEFAULT_NATS_PORT, DEFAULT_REDIS_PORT, Settings
 
 
 def _service_env(servers: list[infra.Server]) -> dict[str, str]:
-    """The children talk to the servers `felt up` started."""
+    """The children talk to the servers `felt up` started (each as its own NATS user, `_launcher`)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     urls = {s.name: s.url for s in servers}
     env["FELT_NATS_URL"], env["FELT_REDIS_URL"] = urls["nats"], urls["valkey"]
@@ -48,13 +48,14 @@ def start_infra(settings: Settings) -> list[infra.Server]:
     for port, what in ((nats_port, "NATS"), (redis_port, "Valkey")):
         if infra.port_open("127.0.0.1", port):
             sys.exit(f"felt: {what} port {port} is in use: is another `felt up` running? Stop it first.")
-    nats = infra.start_nats(nats_port, var / "nats", var / "logs" / "nats.log")
+    config, _ = nats_access.generate(var / "nats")
+    nats = infra.start_nats(nats_port, var / "nats", var / "logs" / "nats.log", config=config)
     try:
         valkey = infra.start_valkey(redis_port, var / "valkey", var / "logs" / "valkey.log", persist=True)
     except infra.InfraError:
         nats.stop()
         raise
-    print(f"nats    {nats.url}  (JetStream store {var / 'nats'})")
+    print(f"nats    {nats.url}  (JetStream store {var / 'nats'}; users and permissions {config})")
     print(f"valkey  {valkey.url}")
     return [nats, valkey]
 
@@ -94,8 +95,10 @@ def up(with_services: bool = True) -> int:
     env = _service_env(children)
     try:
         names = catalog.installed() if with_services else []
+        passwords = nats_access.read_passwords(var / "nats")
         for name in names:
-            supervisor.add(name, _launcher(name, env, var / "logs" / f"{name}.log"))
+            identity = {"FELT_NATS_USER": name, "FELT_NATS_PASSWORD": passwords[name]}
+            supervisor.add(name, _launcher(name, {**env, **identity}, var / "logs" / f"{name}.log"))
         if names:
             state = wait_ready(names, settings)
             for name in names:
@@ -177,12 +180,14 @@ def bots(table: str | None, level: Level, count: int) -> int:
 
     from felt_contracts import subjects
     from felt_contracts.bots import AddBots, BotsQuery, BotsStatus
+    from felt_contracts.access import OPERATOR
     from felt_runtime.bus import BusError, call, make_broker
+    from felt_runtime.nats_access import connect_options
 
-    url = Settings().nats_url
+    settings = Settings()
 
     async def ask() -> BotsStatus:
-        broker = make_broker(url, "cli")
+        broker = make_broker(settings.nats_url, "cli", **connect_options(settings, OPERATOR))
         await asyncio.wait_for(broker.connect(), 5)
         try:
             if table is None:
@@ -200,7 +205,8 @@ def bots(table: str | None, level: Level, count: int) -> int:
         return 1
     except (OSError, TimeoutError) as exc:
         print(
-            f"felt bots: no bots service answers at {url} ({type(exc).__name__}): is the room running?", file=sys.stderr
+            f"felt bots: no bots service answers at {settings.nats_url} ({type(exc).__name__}): is the room running?",
+            file=sys.stderr,
         )
         return 1
     for b in answer.bots:

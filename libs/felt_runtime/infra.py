@@ -90,11 +90,13 @@ def _wait_listening(name: str, proc: subprocess.Popen, port: int, log: Path, tim
     raise InfraError(f"{name} did not listen on 127.0.0.1:{port} within {timeout}s")
 
 
-def start_nats(port: int, store_dir: Path, log: Path, timeout: float = 15.0) -> Server:
-    """NATS with JetStream, its own store dir (never the shared default one)."""
+def start_nats(port: int, store_dir: Path, log: Path, timeout: float = 15.0, config: Path | None = None) -> Server:
+    """NATS with JetStream, its own store dir (never the shared default one); `config` is a
+    server configuration file, e.g. the users and permissions `nats_access.generate` wrote."""
     store_dir.mkdir(parents=True, exist_ok=True)
     log.parent.mkdir(parents=True, exist_ok=True)
     cmd = [str(nats_binary()), "-a", "127.0.0.1", "-p", str(port), "-js", "-sd", str(store_dir)]
+    cmd += ["-c", str(config)] if config is not None else []
     proc = subprocess.Popen(cmd, stdout=log.open("ab"), stderr=subprocess.STDOUT)
     _wait_listening("nats-server", proc, port, log, timeout)
     return Server("nats", f"nats://127.0.0.1:{port}", proc)

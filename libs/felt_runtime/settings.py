@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -26,6 +26,15 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FELT_", extra="ignore")
 
     nats_url: str = f"nats://127.0.0.1:{DEFAULT_NATS_PORT}"
+    # this process's NATS identity (felt_contracts.access; docs/operations.md "Who may say what on
+    # the bus"): empty takes the password `felt up` generated under var/nats/, if any
+    nats_user: str = ""
+    nats_password: SecretStr = SecretStr("")
+    # TLS to NATS (a `tls://` URL, or any of these set): the CA that signed the server's
+    # certificate, and this client's own certificate and key where the server asks for one
+    nats_tls_ca_file: str = ""
+    nats_tls_cert_file: str = ""
+    nats_tls_key_file: str = ""
     redis_url: str = f"redis://127.0.0.1:{DEFAULT_REDIS_PORT}/0"
     database_url: str = ""  # empty: SQLite file var/<service>.sqlite
     http_host: str = "127.0.0.1"

@@ -15,7 +15,9 @@ from pydantic import ValidationError
 
 from felt_contracts import subjects
 from felt_contracts.table import CloseTable, CreateTable, ListTables, TableConfig, TableList, TableSummary
+from felt_contracts.access import OPERATOR
 from felt_runtime.bus import BusError, call, make_broker
+from felt_runtime.nats_access import connect_options
 from felt_runtime.settings import Settings
 
 
@@ -78,7 +80,8 @@ def _one_line(exc: Exception) -> str:
 
 
 async def _send(request: Any) -> TableSummary | TableList:
-    broker = make_broker(Settings().nats_url, "cli")
+    settings = Settings()
+    broker = make_broker(settings.nats_url, "cli", **connect_options(settings, OPERATOR))
     await broker.connect()
     try:
         if isinstance(request, CreateTable):

@@ -39,6 +39,7 @@ from felt_contracts.chat import (
 )
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import SEAT_FREED, SEAT_TAKEN, SEATS_EMPTIED, TableEvent
+from felt_runtime.nats_access import pull_inbox
 from felt_runtime.bus import BusError, declare_contract, responder
 
 log = logging.getLogger("felt.chat")
@@ -177,6 +178,7 @@ def register(broker: NatsBroker, store: ChatStore, config: ChatSettings) -> None
         subjects.TABLE_SEAT_CHANGES_ALL,
         stream=JStream(subjects.TABLE_SEATS_STREAM, declare=False),
         durable=config.consumer,
+        inbox_prefix=pull_inbox(broker),
         deliver_policy=DeliverPolicy.NEW,
         # what the stream has, up to 100 events, in one call: FastStream's per-message dispatch
         # (a task group and a thread-pool hop each) was most of chat's CPU, for events of which

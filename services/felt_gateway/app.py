@@ -26,6 +26,7 @@ from felt_gateway.chat_members import ChatMembers
 from felt_gateway.presence import Presence
 from felt_gateway.settings import GatewaySettings
 from felt_runtime.bus import make_broker
+from felt_runtime.nats_access import connect_options
 from felt_runtime.db import migrate
 from felt_runtime.logs import CORRELATION
 from felt_runtime.service import VERSION, Probe, Probes, ServiceContext, load_settings
@@ -76,7 +77,7 @@ NO_OPENTELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs":
 
 def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI, ServiceContext]:
     gw = gw or load_settings("gateway", GatewaySettings)
-    broker = make_broker(settings.nats_url, "gateway")
+    broker = make_broker(settings.nats_url, "gateway", **connect_options(settings, "gateway"))
     ctx = ServiceContext(name="gateway", settings=settings, broker=broker)
     engine = ctx.database()
     redis = ctx.redis()

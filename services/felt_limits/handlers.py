@@ -33,6 +33,7 @@ from felt_contracts.limits import (
 )
 from felt_contracts.wallet import TransferEvent
 from felt_limits.policy import Limits
+from felt_runtime.nats_access import pull_inbox
 from felt_runtime.bus import declare_contract, responder
 
 log = logging.getLogger("felt.limits")
@@ -76,6 +77,7 @@ def register(broker: NatsBroker, limits: Limits) -> None:
         subjects.WALLET_TRANSFER_EVENTS,
         stream=JStream(subjects.WALLET_EVENTS_STREAM, declare=False),
         durable=limits.settings.consumer,
+        inbox_prefix=pull_inbox(broker),
         deliver_policy=policy,
         pull_sub=PullSub(batch_size=200, timeout=1.0, batch=True),  # what is there, up to 200
         config=ConsumerConfig(ack_wait=limits.settings.ack_wait_seconds),  # redelivery after a crash

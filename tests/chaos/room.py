@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from felt_runtime import infra
 from felt_wallet.store import hands as wallet_hands, transfers
 from tests.support.gateway import socket_url
+from tests.support.servers import start_nats_with_users
 from tests.support.services import ServiceProcess, ServiceRunner
 from tests.table.money import stacks_vs_reserves, view
 from tests.wallet.conftest import check_invariants
@@ -53,16 +54,14 @@ class InfraProcess:
     workdir: Path
     port: int = field(default_factory=infra.free_port)
     server: infra.Server | None = None
-
-    @property
-    def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}" if self.name == "nats" else f"redis://127.0.0.1:{self.port}/0"
+    url: str = ""  # NATS: with the tests' user (tests/support/servers.py)
 
     def start(self) -> None:
         log = self.workdir / f"{self.name}.log"
         if self.name == "nats":
-            self.server = infra.start_nats(self.port, self.workdir / "nats", log)
+            self.server, self.url = start_nats_with_users(self.port, self.workdir)
         else:
+            self.url = f"redis://127.0.0.1:{self.port}/0"
             self.server = infra.start_valkey(self.port, self.workdir / "valkey", log, persist=True)
 
     def kill9(self) -> None:

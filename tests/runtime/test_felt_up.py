@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
+import yaml
 
-from felt_runtime import catalog
+from felt_runtime import catalog, infra, nats_access
 from felt_runtime.infra import port_open
 from felt_runtime.settings import DEFAULT_NATS_PORT, DEFAULT_REDIS_PORT
 from felt_runtime.supervise import STATE_FILE, read_state
@@ -140,14 +142,28 @@ def test_second_felt_up_refuses_while_one_runs(room: Room) -> None:
 @pytest.mark.slow
 def test_felt_up_with_default_settings_has_bots_playing_at_a_table(room: Room) -> None:
     """No client at all: the lobby shows a table with two or more players where hands are dealt."""
-    import httpx
+    assert _playing(room, 90), "no table with bots playing"
 
+
+def liveness_window() -> float:
+    """Seconds a Kubernetes liveness probe of a Felt pod may fail before the pod is restarted
+    (deploy/k8s/base/pod-defaults.yaml)."""
+    patches = yaml.safe_load((REPO / "deploy/k8s/base/pod-defaults.yaml").read_text())
+    probe = next(p["value"] for p in patches if p["path"].endswith("/livenessProbe"))
+    return float(probe["periodSeconds"] * probe["failureThreshold"])
+
+
+def _playing(room: Room, timeout: float) -> list[str]:
+    """Tables with two or more players whose hands are being dealt (their event count grows
+    within `timeout`)."""
     lobby = f"http://127.0.0.1:{catalog.default_port('gateway') + room.offset}/api/v2/poker/tables"
     first: dict[str, int] = {}
-    deadline = time.monotonic() + 90
-    playing = []
-    while not playing and time.monotonic() < deadline:
-        tables = httpx.get(lobby, timeout=5).json()["tables"]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            tables = httpx.get(lobby, timeout=5).json()["tables"]
+        except (httpx.HTTPError, KeyError, ValueError):
+            tables = []
         for t in tables:
             first.setdefault(t["tableId"], t["lastSeq"])
         playing = [
@@ -155,8 +171,50 @@ def test_felt_up_with_default_settings_has_bots_playing_at_a_table(room: Room) -
             for t in tables
             if t["players"] >= 2 and t["handRunning"] and t["lastSeq"] > first[t["tableId"]]
         ]
+        if playing:
+            return playing
         time.sleep(0.5)
-    assert playing, f"no table with bots playing: {tables}"
+    return []
+
+
+@pytest.mark.slow
+def test_a_nats_outage_longer_than_the_liveness_window_restarts_no_service(room: Room) -> None:
+    """kill -9 of NATS for longer than a liveness probe tolerates: every service stays alive
+    (`/healthz` asks no dependency; `/readyz` does), `felt up` restarts none, and the bots play
+    again once NATS is back (the same port, store and users)."""
+    before = read_state(room.var / STATE_FILE)
+    port = DEFAULT_NATS_PORT + room.offset
+    nats = next(p for p in psutil.Process(room.proc.pid).children() if p.name() == "nats-server")
+    nats.kill()
+    nats.wait(10)
+    down = time.monotonic()
+    not_alive: list[str] = []
+    try:
+        while time.monotonic() - down < liveness_window() + 5:
+            for name in catalog.installed():
+                url = f"http://127.0.0.1:{catalog.default_port(name) + room.offset}/healthz"
+                try:
+                    ok = httpx.get(url, timeout=4).status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                if not ok:
+                    not_alive.append(name)
+            time.sleep(2)
+        assert not_alive == [], f"/healthz failed during the outage: {not_alive}"
+        after = read_state(room.var / STATE_FILE)
+        assert {n: after[n]["restarts"] for n in after} == {n: before[n]["restarts"] for n in before}
+        assert {n: after[n]["pid"] for n in after} == {n: before[n]["pid"] for n in before}
+    finally:
+        config = room.var / "nats" / nats_access.CONFIG_FILE
+        server = infra.start_nats(port, room.var / "nats", room.var / "logs" / "nats.log", config=config)
+    try:
+        status = _wait_all_healthy(room.env, room.proc, timeout=HEALTHY_WITHIN)
+        assert status.returncode == 0, f"not ready again after NATS came back: {status.stdout}"
+        assert _playing(room, 90), "no table dealt a hand after NATS came back"
+        after = read_state(room.var / STATE_FILE)
+        assert {n: after[n]["restarts"] for n in after} == {n: before[n]["restarts"] for n in before}
+    finally:
+        server.stop()
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ import psutil
 
 from felt_runtime import infra
 from tests.support.forkserver import ForkedProcess, ForkServer
+from tests.support.servers import identity_env
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -133,7 +134,7 @@ class ServiceRunner:
     ) -> ServiceProcess:
         env = dict(os.environ)
         env.update(
-            FELT_NATS_URL=self.nats_url,
+            identity_env(self.nats_url, name),
             FELT_REDIS_URL=self.redis_url,
             FELT_DATABASE_URL=database_url,
             FELT_VAR_DIR=str(self.workdir),

@@ -1,0 +1,116 @@
+"""Who may say what on the bus: for every subject in `subjects`, who serves or hears it and who
+sends or publishes it, and which JetStream streams and KV buckets each service owns or reads.
+
+This is the one declaration the NATS permissions are generated from (`felt_runtime.nats_access`):
+each identity below connects as its own NATS user and may publish and subscribe only what it is
+named for here. docs/operations.md ("Who may say what on the bus") explains the rules:
+only the table asks the wallet to move chips, only the wallet publishes transfer events, only the
+table publishes table events, the gateway sends only what a client's request becomes, and the bots
+serve their own subjects and send nothing (they play through the gateway's REST API).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from felt_contracts import subjects as s
+
+#: the services, each a NATS user of the same name
+SERVICES = ("wallet", "limits", "timer", "table", "chat", "gateway", "bots")
+#: the `felt` command of an operator (tables, bots, health): a NATS user too
+OPERATOR = "operator"
+IDENTITIES = (*SERVICES, OPERATOR)
+
+
+@dataclass(frozen=True)
+class Requests:
+    """Request/reply subjects one service serves (subscribes, in its queue group) and others send."""
+
+    served_by: str
+    sent_by: tuple[str, ...]
+    subjects: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Events:
+    """Event subjects one service publishes and others hear (directly or through a stream)."""
+
+    published_by: str
+    heard_by: tuple[str, ...]
+    subjects: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A JetStream stream: its owner declares (and may delete) it; readers read it with a durable
+    consumer (and may create it if it is missing, `felt_runtime.streams.ensure`)."""
+
+    name: str
+    owner: str
+    readers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """A JetStream KV bucket, used by its owner only."""
+
+    name: str
+    owner: str
+
+
+_TABLE_MONEY = (s.WALLET_BUY_IN, s.WALLET_COMMIT, s.WALLET_SETTLE, s.WALLET_CANCEL_HAND, s.WALLET_CANCEL_TABLE)
+
+REQUESTS: tuple[Requests, ...] = (
+    # chips move only when the table asks (reserve, escrow, settle, cancel, cash out)
+    Requests("wallet", ("table",), (*_TABLE_MONEY, s.WALLET_CASH_OUT)),
+    Requests("wallet", ("gateway",), (s.WALLET_OPEN_ACCOUNT, s.WALLET_LEADERBOARD, s.WALLET_SESSIONS)),
+    Requests("wallet", ("gateway", "table"), (s.WALLET_BALANCE,)),
+    Requests("limits", ("table",), (s.LIMITS_CHECK, s.LIMITS_SESSION_END)),
+    Requests("limits", ("gateway",), (s.LIMITS_GET, s.LIMITS_SET_CAP, s.LIMITS_FREEZE)),
+    Requests(
+        "timer",
+        ("table",),
+        (
+            s.TIMER_SCHEDULE,
+            s.TIMER_SCHEDULE_MANY,
+            s.TIMER_CANCEL,
+            s.TIMER_GET,
+            s.TIMER_REFILL_BANKS,
+            s.TIMER_GET_BANKS,
+        ),
+    ),
+    Requests("table", ("gateway",), (s.table_command("*"),)),
+    Requests("table", ("gateway", OPERATOR), (s.TABLE_LIST,)),
+    Requests("table", (OPERATOR,), (s.TABLE_CREATE, s.TABLE_CLOSE)),
+    # replicas forward what another replica owns to it (tables over replicas)
+    Requests("table", ("table",), (s.table_replica("*", "*"),)),
+    Requests("chat", ("gateway",), (s.CHAT_POST, s.CHAT_HISTORY, s.CHAT_JOIN, s.CHAT_LEAVE)),
+    Requests("bots", (OPERATOR,), (s.BOTS_ADD, s.BOTS_STATUS)),
+    # every service answers its own health; the table waits for the services it calls
+    *(
+        Requests(name, (OPERATOR, "table") if name in ("wallet", "limits", "timer") else (OPERATOR,), (s.health(name),))
+        for name in SERVICES
+    ),
+)
+
+EVENTS: tuple[Events, ...] = (
+    Events("wallet", ("limits",), (s.WALLET_TRANSFER_EVENTS,)),
+    Events("table", ("gateway",), (s.TABLE_EVENTS_ALL,)),
+    Events("table", ("chat",), (s.TABLE_SEAT_CHANGES_ALL,)),
+    Events("timer", ("table",), (s.timer_fired("*"), s.timer_bank_started("*"))),
+    Events("chat", ("gateway",), (s.chat_events("*"),)),
+    # each gateway process drops a forgotten credential from its cache
+    Events("gateway", ("gateway",), (s.GATEWAY_CREDENTIALS_FORGOTTEN,)),
+)
+
+STREAMS: tuple[Stream, ...] = (
+    Stream(s.WALLET_EVENTS_STREAM, "wallet", ("limits",)),
+    Stream(s.TABLE_SEATS_STREAM, "table", ("chat",)),
+    Stream(s.LEGACY_TABLE_EVENTS_STREAM, "table"),
+)
+
+BUCKETS: tuple[Bucket, ...] = (
+    Bucket(s.TABLE_LEASES_BUCKET, "table"),
+    Bucket(s.TABLE_SESSIONS_BUCKET, "table"),
+    Bucket(s.TABLE_REPLICAS_BUCKET, "table"),
+)
