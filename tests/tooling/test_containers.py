@@ -18,7 +18,8 @@ def test_testcontainers_is_installed() -> None:
 
 def test_embedded_servers_are_preferred_over_containers(tmp_path) -> None:
     with servers.nats_server(tmp_path) as nats, servers.redis_server(tmp_path) as redis:
-        assert nats.startswith("nats://127.0.0.1:") and redis.startswith("redis://127.0.0.1:")
+        assert servers.plain_url(nats).startswith("nats://127.0.0.1:") and redis.startswith("redis://127.0.0.1:")
+        assert nats.startswith(f"nats://{servers.TEST_USER}:")  # the tests' own user (tests/support/servers.py)
 
 
 def test_without_a_docker_engine_the_fallback_skips_with_its_reason(monkeypatch) -> None:
