@@ -47,6 +47,7 @@ typecheck: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m felt_runtime.asyncapi docs/asyncapi
+	$(BIN)/python -m felt_runtime.nats_access deploy/k8s/base/nats-users.conf
 
 bench: $(ENGINE)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done

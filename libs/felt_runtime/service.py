@@ -33,7 +33,7 @@ from felt_runtime import catalog, memtrace
 from felt_runtime.bus import make_broker, responder, responders
 from felt_runtime.collector import freeze_heap_once_started
 from felt_runtime.db import create_engine, ping
-from felt_runtime.metrics import exposition
+from felt_runtime.metrics import READY, exposition
 from felt_runtime.nats_access import connect_options
 from felt_runtime.redis import make_redis
 from felt_runtime.settings import Settings
@@ -164,6 +164,7 @@ class Probes:
 
     async def status(self) -> HealthStatus:
         checks = {"nats": "ok" if await self.ctx.broker.ping(2) else "unreachable", **await self.ctx.check_all()}
+        READY.set(all(v == "ok" for v in checks.values()))
         return HealthStatus(
             service=self.ctx.name,
             status="ok" if all(v == "ok" for v in checks.values()) else "degraded",

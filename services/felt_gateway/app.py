@@ -27,6 +27,7 @@ from felt_gateway.presence import Presence
 from felt_gateway.settings import GatewaySettings
 from felt_runtime.bus import make_broker
 from felt_runtime.nats_access import connect_options
+from felt_gateway.http_metrics import HttpMetrics
 from felt_runtime.db import migrate
 from felt_runtime.logs import CORRELATION
 from felt_runtime.service import VERSION, Probe, Probes, ServiceContext, load_settings
@@ -134,6 +135,7 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     errors.install(app)
     app.add_middleware(agent_loop.AgentLoop)  # inside Correlate (added after it)
     app.add_middleware(Correlate)
+    app.add_middleware(HttpMetrics)  # outermost: counts every answer, the refused ones too
     app.include_router(poker.router)  # the busier of the two first (disjoint prefixes: order is only cost)
     app.include_router(accounts.router)
     app.add_api_websocket_route("/ws", ws.endpoint)

@@ -7,7 +7,10 @@ from felt_limits.clock import Clock, FileClock, SystemClock
 from felt_limits.handlers import register
 from felt_limits.policy import Limits
 from felt_limits.settings import LimitsSettings
+from felt_contracts import subjects
 from felt_runtime.db import migrate
+from felt_runtime.metrics import LIMITS_BACKLOG
+from felt_runtime.sampling import sample_every
 from felt_runtime.service import ServiceContext, load_settings
 
 
@@ -32,3 +35,10 @@ def build(ctx: ServiceContext, clock: Clock | None = None) -> None:
         limits.close()
 
     register(ctx.broker, limits)
+
+    async def backlog() -> None:
+        js = ctx.broker.config.connection_state.stream
+        info = await js.consumer_info(subjects.WALLET_EVENTS_STREAM, settings.consumer)
+        LIMITS_BACKLOG.set(info.num_pending or 0)
+
+    sample_every(ctx, 15.0, backlog)

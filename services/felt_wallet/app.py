@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
 
 from felt_runtime.db import migrate
+from felt_runtime.metrics import OLDEST_OPEN_HAND
+from felt_runtime.sampling import sample_every
 from felt_runtime.service import ServiceContext, load_settings
 from felt_runtime.streams import WALLET_EVENTS, declare
 from felt_wallet.handlers import register
 from felt_wallet.outbox import relay
 from felt_wallet.settings import WalletSettings
+from felt_wallet.store import hands
 from felt_wallet.writer import Writer
 
 
@@ -38,4 +44,12 @@ def build(ctx: ServiceContext, wallet: WalletSettings | None = None) -> Writer:
         await asyncio.gather(*tasks, return_exceptions=True)
         await writer.stop()
 
+    async def oldest_open_hand() -> None:
+        async with engine.connect() as conn:
+            opened = await conn.scalar(sa.select(sa.func.min(hands.c.opened_at)).where(hands.c.status == "open"))
+        if opened is not None and opened.tzinfo is None:  # SQLite keeps no zone: stored as UTC
+            opened = opened.replace(tzinfo=UTC)
+        OLDEST_OPEN_HAND.set((datetime.now(UTC) - opened).total_seconds() if opened else 0)
+
+    sample_every(ctx, 15.0, oldest_open_hand)
     return writer

