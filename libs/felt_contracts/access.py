@@ -63,7 +63,12 @@ _TABLE_MONEY = (s.WALLET_BUY_IN, s.WALLET_COMMIT, s.WALLET_SETTLE, s.WALLET_CANC
 REQUESTS: tuple[Requests, ...] = (
     # chips move only when the table asks (reserve, escrow, settle, cancel, cash out)
     Requests("wallet", ("table",), (*_TABLE_MONEY, s.WALLET_CASH_OUT)),
-    Requests("wallet", ("gateway",), (s.WALLET_OPEN_ACCOUNT, s.WALLET_LEADERBOARD, s.WALLET_SESSIONS)),
+    # a client's own account: opening it, the house's daily refill of a short account, views
+    Requests(
+        "wallet",
+        ("gateway",),
+        (s.WALLET_OPEN_ACCOUNT, s.WALLET_REFILL, s.WALLET_REFILL_STATE, s.WALLET_LEADERBOARD, s.WALLET_SESSIONS),
+    ),
     Requests("wallet", ("gateway", "table"), (s.WALLET_BALANCE,)),
     Requests("limits", ("table",), (s.LIMITS_CHECK, s.LIMITS_SESSION_END)),
     Requests("limits", ("gateway",), (s.LIMITS_GET, s.LIMITS_SET_CAP, s.LIMITS_FREEZE)),
