@@ -8,10 +8,13 @@ STAMP := $(VENV)/.installed
 
 # Reinstall when the dependencies or the set of packages change (an editable install maps
 # the packages it found at install time).
-$(STAMP): pyproject.toml $(wildcard libs/*/__init__.py services/*/__init__.py)
+# The room brings the agents' client (libs/felt_client, a distribution of its own) as a copy; it is
+# then installed editable in its place, so a change to it is seen without reinstalling.
+$(STAMP): pyproject.toml setup.py libs/felt_client/pyproject.toml $(wildcard libs/*/__init__.py services/*/__init__.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q --no-deps -e libs/felt_client
 	touch $(STAMP)
 
 # The engine compiled by mypyc (docs/development.md "The compiled engine"): rebuilt when a source

@@ -88,7 +88,7 @@ class Bot:
             await self.look()
             if self.seat is None:
                 return
-        page = await self.client.events(self.table_id, after=self.cursor, wait=self.wait_seconds)
+        page = await self.client.poll(self.table_id, after=self.cursor, wait=self.wait_seconds)
         self.observe(page.events)
         self.cursor = page.last_seq
         self.stale = not page.events or any(self.calls_for_a_look(ev) for ev in page.events)

@@ -180,10 +180,14 @@ async def join(
 
 
 @router.post("/tables/{table_id}/start", response_model=CommandOut, summary="Start the next hand")
-async def start(request: Request, table_id: str, who: Who) -> dict[str, Any]:
+async def start(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """Explicit-start tables: start a hand when at least two eligible players are ready
-    (marks you ready)."""
-    return command_out(await bus(request).table(table_id, commands.command(who, "start")))
+    (marks you ready). With an `Idempotency-Key`, a retry gets the first result (the table applies
+    a command once per key)."""
+    result = await bus(request).table(
+        table_id, commands.command(who, "start"), message_id=commands.message_id(who, "start", idempotency_key)
+    )
+    return command_out(result)
 
 
 @router.post("/tables/{table_id}/leave", response_model=CommandOut, summary="Leave the table")
@@ -238,9 +242,15 @@ async def once(
 
 
 @router.post("/tables/{table_id}/preaction", response_model=CommandOut, summary="Set or clear a pre-action")
-async def preaction(request: Request, table_id: str, body: PreActionBody, who: Who) -> dict[str, Any]:
-    """The five-card draw rules' checkboxes for the current hand: `check_fold`, `fold`, `call_any`, `raise_any`; null clears."""
-    return command_out(await bus(request).table(table_id, commands.command(who, "preaction", preaction=body.preaction)))
+async def preaction(
+    request: Request, table_id: str, body: PreActionBody, who: Who, idempotency_key: IdemKey = None
+) -> dict[str, Any]:
+    """The five-card draw rules' checkboxes for the current hand: `check_fold`, `fold`, `call_any`,
+    `raise_any`; null clears. With an `Idempotency-Key`, a retry gets the first result (the table
+    applies a command once per key)."""
+    command = commands.command(who, "preaction", preaction=body.preaction)
+    message_id = commands.message_id(who, "preaction", idempotency_key)
+    return command_out(await bus(request).table(table_id, command, message_id=message_id))
 
 
 @router.post("/tables/{table_id}/sit-out", response_model=CommandOut, summary="Sit out from the next hand")

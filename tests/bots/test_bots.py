@@ -144,7 +144,7 @@ async def test_a_bot_that_is_sat_out_leaves_and_comes_back(room, bus) -> None:
         await mine.sit_out(table_id)
         kinds: list[tuple[str, str | None]] = []
         while time.monotonic() < deadline:
-            kinds = [(e["kind"], e.get("participantId")) for e in (await rival.events(table_id, 0)).events]
+            kinds = [(e["kind"], e.get("participantId")) for e in (await rival.poll(table_id, 0)).events]
             if ("left", me) in kinds and kinds[::-1].index(("seated", me)) < kinds[::-1].index(("left", me)):
                 break
             await asyncio.sleep(0.3)

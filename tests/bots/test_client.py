@@ -48,9 +48,9 @@ async def test_accounts_lobby_seats_actions_events_chat_money(room, bus) -> None
     before = await agents[0].balance()
     assert before.reserved == 100 and before.reserves == {table_id: 100}
 
-    page = await agents[0].events(table_id, after=0, wait=0)
+    page = await agents[0].poll(table_id, after=0, wait=0)
     assert [e["kind"] for e in page.events].count("seated") == 2
-    waiting = asyncio.create_task(agents[0].events(table_id, after=page.last_seq, wait=10))
+    waiting = asyncio.create_task(agents[0].poll(table_id, after=page.last_seq, wait=10))
     await asyncio.sleep(0.3)
     await start_hand(table_id, agents)
     woke = await asyncio.wait_for(waiting, 10)

@@ -1,9 +1,12 @@
-"""`FeltClient`: the agent API over httpx, with the retry rules every agent needs.
+"""`FeltClient`: every call of the agent API over httpx, with the retry rules every agent needs.
 
-- A request that did not reach an answer (connection refused or reset, timeout) or got 503 is
-  retried with exponential backoff; an action or chat post keeps its `Idempotency-Key`, so a
-  retry can never act twice.
-- 429: wait `Retry-After` (or the backoff), then retry.
+- Every POST the client may send twice carries an `Idempotency-Key` (one per call, the same on
+  each try): the room applies it once, however many tries reached it. A request that got no
+  answer (connection refused or reset, timeout) or a 502/503/504 is tried again with backoff.
+  The POSTs that take no key (accounts, agents and keys, caps and freeze) are tried again only
+  when they were never sent (the connection could not be opened) or were refused with 429.
+- 429: wait `Retry-After` (or the backoff), then try again; so for 409 `in_progress` (the first
+  try of this key is still running).
 - 409 on an action: the table is read again and `Conflict(view=...)` raised, so the caller
   decides on the turn as it is now.
 - Seats this client took are remembered: when a view shows the seat gone (the table service
@@ -15,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
 
 from felt_client.errors import ApiError, Conflict
-from felt_client.models import AgentKey, Balance, CommandResult, EventPage
+from felt_client.models import AgentKey, Balance, CommandResult, Event, EventPage, TableView
 
 POKER = "/api/v2/poker"
 ACCOUNTS = "/api/v2/accounts"
@@ -40,7 +44,12 @@ class Retry:
     cap: float = 5.0
 
     def delay(self, n: int, rng: random.Random) -> float:
-        return min(self.cap, self.base * 2**n) * (0.5 + rng.random() / 2)
+        return min(self.cap, self.base * 2 ** min(n, 30)) * (0.5 + rng.random() / 2)
+
+
+def new_key() -> str:
+    """A fresh `Idempotency-Key`."""
+    return uuid.uuid4().hex
 
 
 class FeltClient:
@@ -90,12 +99,14 @@ class FeltClient:
         timeout: float | None = None,
     ) -> Any:
         """One API call with the retry rules; the decoded JSON (or text) of a 2xx answer,
-        otherwise `ApiError`."""
+        otherwise `ApiError`. A POST without `idempotency_key` is sent again only when it
+        provably did nothing (never sent, or 429)."""
         headers = {}
         if self.credential:
             headers["Authorization"] = f"Bearer {self.credential}"
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
+        repeatable = method != "POST" or idempotency_key is not None
         for n in range(self.retry.attempts):
             last = n == self.retry.attempts - 1
             try:
@@ -108,13 +119,14 @@ class FeltClient:
                     timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
                 )
             except (httpx.TransportError, httpx.TimeoutException) as exc:
-                if last:
+                unsent = isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
+                if last or not (repeatable or unsent):
                     raise ApiError(
                         503, "unavailable", f"no answer from {self._http.base_url}: {type(exc).__name__}"
                     ) from exc
                 await asyncio.sleep(self.retry.delay(n, self._rng))
                 continue
-            if response.status_code in RETRY_STATUS and not last:
+            if not last and self._again(response, repeatable):
                 await asyncio.sleep(self._wait_for(response, n))
                 continue
             if response.is_success:
@@ -126,6 +138,17 @@ class FeltClient:
             raise ApiError.from_response(response)
         raise AssertionError("unreachable")  # pragma: no cover - the last attempt returns or raises
 
+    @staticmethod
+    def _again(response: httpx.Response, repeatable: bool) -> bool:
+        """Whether an answer asks for another try of the same request."""
+        if response.status_code == 429:
+            return True
+        if not repeatable:
+            return False
+        if response.status_code in RETRY_STATUS:
+            return True
+        return response.status_code == 409 and ApiError.from_response(response).details.get("reason") == "in_progress"
+
     def _wait_for(self, response: httpx.Response, n: int) -> float:
         after = response.headers.get("retry-after")
         if after:
@@ -134,6 +157,13 @@ class FeltClient:
             except ValueError:
                 pass
         return self.retry.delay(n, self._rng)
+
+    async def _post(self, path: str, body: Any = None, idempotency_key: str | None = None) -> Any:
+        """A POST the room applies once per key: a fresh key unless the caller gives one."""
+        return await self.request("POST", path, json=body, idempotency_key=idempotency_key or new_key())
+
+    async def _command(self, table_id: str, name: str, body: Any = None, key: str | None = None) -> CommandResult:
+        return CommandResult.model_validate(await self._post(f"{POKER}/tables/{table_id}/{name}", body, key))
 
     # --- accounts ------------------------------------------------------------------------------
 
@@ -146,14 +176,25 @@ class FeltClient:
         self.credential = body["token"]
         return body["token"]
 
+    async def log_out(self) -> None:
+        """Revoke this client's login token."""
+        await self.request("POST", f"{ACCOUNTS}/logout")
+
     async def me(self) -> dict[str, Any]:
         return await self.request("GET", f"{ACCOUNTS}/me")
 
     async def create_agent(self, name: str) -> AgentKey:
+        """A new agent and its API key. Not sent twice unless the first never left: a lost reply
+        is `ApiError` `unavailable` (look at `me()` before creating another)."""
         return AgentKey.model_validate(await self.request("POST", f"{ACCOUNTS}/agents", json={"name": name}))
 
     async def rotate_key(self, agent_id: str) -> AgentKey:
+        """Revoke the agent's live key and issue a new one (not sent twice, as `create_agent`)."""
         return AgentKey.model_validate(await self.request("POST", f"{ACCOUNTS}/agents/{agent_id}/key"))
+
+    async def revoke_key(self, agent_id: str) -> dict[str, Any]:
+        """Revoke the agent's live key, issuing none."""
+        return await self.request("DELETE", f"{ACCOUNTS}/agents/{agent_id}/key")
 
     # --- lobby and seats -----------------------------------------------------------------------
 
@@ -163,36 +204,54 @@ class FeltClient:
     async def tables(self, kind: str | None = None) -> list[dict[str, Any]]:
         return (await self.request("GET", f"{POKER}/tables", params={"kind": kind} if kind else None))["tables"]
 
-    async def join(self, table_id: str, buy_in: int | None = None, auto_rebuy: bool = False) -> CommandResult:
+    async def join(
+        self, table_id: str, buy_in: int | None = None, auto_rebuy: bool = False, idempotency_key: str | None = None
+    ) -> CommandResult:
         """Take a seat (`buy_in` None: the server's default). Remembered for re-joining."""
         body: dict[str, Any] = {"autoRebuy": auto_rebuy}
         if buy_in is not None:
             body["buyIn"] = buy_in
         try:
-            result = CommandResult.model_validate(
-                await self.request("POST", f"{POKER}/tables/{table_id}/join", json=body)
-            )
+            result = await self._command(table_id, "join", body, idempotency_key)
         except ApiError as exc:
             if exc.code != "already_seated" or exc.details.get("reason") != "same_participant":
                 raise
-            view = await self._view(table_id)  # a retried join that had already seated us
+            view = await self._view(table_id)  # seated before, by this participant
             result = CommandResult(status="seated", seq=view.get("seq", 0), seat=view.get("yourSeatId"), table=view)
         self.seats[table_id] = body
         return result
 
-    async def start(self, table_id: str) -> CommandResult:
-        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/start"))
+    async def start(self, table_id: str, idempotency_key: str | None = None) -> CommandResult:
+        """Explicit-start tables: ready, and start a hand once two are ready."""
+        return await self._command(table_id, "start", None, idempotency_key)
 
-    async def sit_out(self, table_id: str) -> CommandResult:
+    async def sit_out(self, table_id: str, idempotency_key: str | None = None) -> CommandResult:
         """Not dealt in from the next hand on; the seat is kept."""
-        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/sit-out"))
+        return await self._command(table_id, "sit-out", None, idempotency_key)
 
-    async def sit_in(self, table_id: str) -> CommandResult:
-        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/sit-in"))
+    async def sit_in(self, table_id: str, idempotency_key: str | None = None) -> CommandResult:
+        return await self._command(table_id, "sit-in", None, idempotency_key)
 
-    async def leave(self, table_id: str) -> CommandResult:
+    async def leave(self, table_id: str, idempotency_key: str | None = None) -> CommandResult:
         self.seats.pop(table_id, None)
-        return CommandResult.model_validate(await self.request("POST", f"{POKER}/tables/{table_id}/leave"))
+        return await self._command(table_id, "leave", None, idempotency_key)
+
+    async def preaction(
+        self, table_id: str, preaction: str | None, idempotency_key: str | None = None
+    ) -> CommandResult:
+        """Tick a pre-action box for the current hand, one of the view's `hand.preactionsAvailable`
+        (None clears it)."""
+        return await self._command(table_id, "preaction", {"preaction": preaction}, idempotency_key)
+
+    async def show(
+        self, table_id: str, hand_id: str | None = None, idempotency_key: str | None = None
+    ) -> CommandResult:
+        """Show your cards of the hand just finished (`table.canShow`)."""
+        return await self._command(table_id, "show", {"handId": hand_id}, idempotency_key)
+
+    async def auto_rebuy(self, table_id: str, enabled: bool, idempotency_key: str | None = None) -> CommandResult:
+        """Top the stack up to the table's maximum buy-in before each hand, while on."""
+        return await self._command(table_id, "auto-rebuy", {"enabled": enabled}, idempotency_key)
 
     # --- play ----------------------------------------------------------------------------------
 
@@ -210,13 +269,16 @@ class FeltClient:
         """The `table` object of `view`."""
         return (await self.view(table_id)).get("table") or {}
 
+    async def table_view(self, table_id: str) -> TableView:
+        """The `table` object of `view`, typed."""
+        return TableView.model_validate(await self.table(table_id))
+
     async def _view(self, table_id: str) -> dict[str, Any]:
         return (await self.request("GET", f"{POKER}/tables/{table_id}")).get("table") or {}
 
     async def _rejoin(self, table_id: str) -> bool:
-        body = self.seats[table_id]
         try:
-            await self.request("POST", f"{POKER}/tables/{table_id}/join", json=body)
+            await self._command(table_id, "join", self.seats[table_id])
         except ApiError as exc:
             if exc.code == "already_seated":
                 return True
@@ -242,17 +304,14 @@ class FeltClient:
             body["handId"] = hand_id
         if turn_id is not None:
             body["turnId"] = turn_id
-        key = idempotency_key or uuid.uuid4().hex
         try:
-            return CommandResult.model_validate(
-                await self.request("POST", f"{POKER}/tables/{table_id}/actions", json=body, idempotency_key=key)
-            )
+            return await self._command(table_id, "actions", body, idempotency_key)
         except ApiError as exc:
             if exc.status != 409:
                 raise
             raise Conflict(exc, await self.table(table_id)) from None
 
-    async def events(
+    async def poll(
         self,
         table_id: str,
         after: int = 0,
@@ -260,8 +319,9 @@ class FeltClient:
         limit: int = 500,
         wake: Literal["any", "mine"] = "any",
     ) -> EventPage:
-        """Events with `seq > after`; with `wait`, returns as soon as one happens (`wake="mine"`:
-        as soon as one is yours alone, your cards or your turn, with every event before it)."""
+        """One long-poll: events with `seq > after`; with `wait`, returns as soon as one happens
+        (`wake="mine"`: as soon as one is yours alone, your cards or your turn, with every event
+        before it)."""
         body = await self.request(
             "GET",
             f"{POKER}/tables/{table_id}/events",
@@ -270,25 +330,75 @@ class FeltClient:
         )
         return EventPage.model_validate(body)
 
+    async def events(
+        self, table_id: str, *, after: int = 0, wait: float = 30, wake: Literal["any", "mine"] = "any"
+    ) -> AsyncIterator[Event]:
+        """`async for event in client.events(table_id)`: the table's events, oldest first, for as
+        long as the caller reads. A dropped connection or a room that does not answer is waited
+        out, and reading resumes after the last event yielded: none is skipped or repeated."""
+        cursor, failures = after, 0
+        while True:
+            try:
+                page = await self.poll(table_id, after=cursor, wait=wait, wake=wake)
+            except ApiError as exc:
+                if exc.code != "unavailable":
+                    raise
+                await asyncio.sleep(self.retry.delay(failures, self._rng))
+                failures += 1
+                continue
+            failures = 0
+            for raw in page.events:
+                event = Event.model_validate(raw)
+                cursor = event.seq
+                yield event
+            cursor = max(cursor, page.last_seq)
+
+    # --- hand histories ------------------------------------------------------------------------
+
     async def hands(self, table_id: str, mine: bool = False, limit: int = 50) -> list[dict[str, Any]]:
+        """Finished hands of a table, newest first (`mine`: only those you played)."""
         body = await self.request("GET", f"{POKER}/tables/{table_id}/hands", params={"mine": mine, "limit": limit})
         return body["hands"]
 
-    # --- chat and money ------------------------------------------------------------------------
+    async def hand(self, hand_id: str, table_id: str | None = None) -> dict[str, Any]:
+        """One finished hand as you may see it (JSON)."""
+        return await self.request("GET", f"{POKER}/hands/{hand_id}", params=_given(tableId=table_id))
+
+    async def hand_phh(self, hand_id: str, table_id: str | None = None) -> str:
+        """One finished hand as PHH text."""
+        return await self.request("GET", f"{POKER}/hands/{hand_id}.phh", params=_given(tableId=table_id))
+
+    # --- chat, money and limits ----------------------------------------------------------------
 
     async def chat(self, table_id: str, limit: int = 50) -> list[dict[str, Any]]:
         return (await self.request("GET", f"{POKER}/tables/{table_id}/chat", params={"limit": limit}))["messages"]
 
     async def say(self, table_id: str, text: str, idempotency_key: str | None = None) -> dict[str, Any]:
-        return await self.request(
-            "POST",
-            f"{POKER}/tables/{table_id}/chat",
-            json={"text": text},
-            idempotency_key=idempotency_key or uuid.uuid4().hex,
-        )
+        return await self._post(f"{POKER}/tables/{table_id}/chat", {"text": text}, idempotency_key)
 
     async def balance(self) -> Balance:
         return Balance.model_validate(await self.request("GET", f"{POKER}/balance"))
 
     async def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
         return (await self.request("GET", f"{POKER}/sessions", params={"limit": limit}))["sessions"]
+
+    async def leaderboard(self, limit: int = 10) -> list[dict[str, Any]]:
+        return (await self.request("GET", f"{POKER}/leaderboard", params={"limit": limit}))["entries"]
+
+    async def limits(self) -> dict[str, Any]:
+        """Caps, what is used today, headroom, pending raises and freezes."""
+        return await self.request("GET", f"{POKER}/limits")
+
+    async def set_cap(self, limit: str, cap: int | None, scope: str = "owner") -> dict[str, Any]:
+        """Lower (at once) or raise (after the cool-off; the owner's token only) a cap."""
+        body = {"scope": scope, "limit": limit, "cap": cap}
+        return await self.request("POST", f"{POKER}/limits/caps", json=body)
+
+    async def freeze(self, frozen: bool = True, scope: str = "owner", reason: str = "") -> dict[str, Any]:
+        """Stop new risk at once (unfreezing needs the owner's token)."""
+        body = {"scope": scope, "frozen": frozen, "reason": reason}
+        return await self.request("POST", f"{POKER}/limits/freeze", json=body)
+
+
+def _given(**params: Any) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if v is not None}
