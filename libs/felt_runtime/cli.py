@@ -11,6 +11,7 @@ felt bots --table ID --level hard --count 3
                      seat bots at a table (asks the running bots service); without
                      --table: list the running bots
 felt table list|create|close   manage the running room's tables (tables_cli.py)
+felt mcp --api-key KEY [--http]  the agent API as an MCP server for one agent (docs/agents.md)
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import get_args
 
 import httpx
 
+from felt_client import mcp_server
 from felt_contracts.bots import Level
 from felt_runtime import catalog, infra, nats_access, supervise, tables_cli
 from felt_runtime.service import ConfigError, load_settings
@@ -235,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("--level", choices=get_args(Level), default="normal")
     add.add_argument("--count", type=int, default=1, choices=range(1, 10), metavar="1..9")
     tables_cli.add_parser(sub)
+    mcp_server.parser(sub.add_parser("mcp", help="the agent API as an MCP server, acting with one agent API key"))
     args = parser.parse_args(argv)
     try:  # a bad FELT_* value is one line naming it, as when a service starts
         load_settings("cli", Settings)
@@ -243,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.cmd == "table":
         return tables_cli.run(args)
+    if args.cmd == "mcp":
+        return mcp_server.run(args)
     if args.cmd == "up":
         return up()
     if args.cmd == "infra":

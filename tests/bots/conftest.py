@@ -101,3 +101,19 @@ async def new_agent(room: Room, name: str = "agent") -> tuple[FeltClient, FeltCl
     await owner.log_in(email, password)
     key = await owner.create_agent(name)
     return owner, FeltClient(room.url, api_key=key.api_key)
+
+
+@pytest.fixture(scope="module")
+def bots_service(room: Room) -> Iterator[ServiceProcess]:
+    proc = room.runner.start(
+        "bots",
+        FELT_BOTS="0",
+        FELT_BOTS_GATEWAY_URL=room.url,
+        FELT_BOTS_THINK_SECONDS="0",
+        FELT_BOTS_PAUSE_SECONDS="0.1",
+        FELT_BOTS_BROKE_RECHECK_SECONDS="1",
+        ready=False,
+    )
+    proc.wait_ready(timeout=90)  # a loaded machine imports slowly
+    yield proc
+    proc.stop()

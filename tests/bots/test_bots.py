@@ -13,10 +13,8 @@ import sys
 from pathlib import Path
 import random
 import time
-from collections.abc import Iterator
 
 import httpx
-import pytest
 
 from felt_bots import offline
 from felt_bots.levels import LEVELS
@@ -26,27 +24,10 @@ from felt_contracts import subjects
 from felt_contracts.bots import AddBots, BotInfo, BotsQuery, BotsStatus
 from felt_engine.testing import default_stakes, new_hand
 from felt_runtime.bus import call
-from tests.bots.conftest import Room, create_table, new_agent
-from tests.support.services import ServiceProcess
+from tests.bots.conftest import create_table, new_agent
 from tests.support.waiting import eventually
 
 HANDS = 50
-
-
-@pytest.fixture(scope="module")
-def bots_service(room: Room) -> Iterator[ServiceProcess]:
-    proc = room.runner.start(
-        "bots",
-        FELT_BOTS="0",
-        FELT_BOTS_GATEWAY_URL=room.url,
-        FELT_BOTS_THINK_SECONDS="0",
-        FELT_BOTS_PAUSE_SECONDS="0.1",
-        FELT_BOTS_BROKE_RECHECK_SECONDS="1",
-        ready=False,
-    )
-    proc.wait_ready(timeout=90)  # a loaded machine imports slowly
-    yield proc
-    proc.stop()
 
 
 async def status(bus, table_id: str) -> list[BotInfo]:

@@ -1,0 +1,126 @@
+"""`felt mcp` driven by the MCP SDK's own client session over stdio, against the real room: the
+tools and the rules resource are listed and read, an agent joins an nlhe-1 table with an Easy bot
+and plays a hand to its end by choosing from the view's `legalActions`; an action for a turn that
+is over and an amount out of bounds get the API's error codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from felt_contracts import subjects
+from felt_contracts.bots import AddBots, BotsStatus
+from felt_runtime.bus import call
+from tests.bots.conftest import create_table, new_agent
+
+TOOLS = {
+    "read_rules",
+    "list_tables",
+    "join",
+    "start",
+    "view",
+    "wait_for_turn",
+    "act",
+    "chat",
+    "read_chat",
+    "show",
+    "sit_out",
+    "sit_in",
+    "leave",
+    "hand_history",
+    "balance",
+    "sessions",
+}
+
+
+async def use(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def refused(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    """The API's error a tool call reports: `{status, code, message, details}`."""
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]  # a tool error is one text block
+    return json.loads(text[text.index("{") :])["error"]
+
+
+def choose(legal: dict[str, Any]) -> dict[str, Any]:
+    """Check or call: the hand reaches its end whatever the bot does."""
+    return {"type": "check"} if legal["check"] else {"type": "call"} if legal["call"] is not None else {"type": "fold"}
+
+
+async def test_an_mcp_client_plays_a_hand_against_an_easy_bot(room, bus, bots_service) -> None:
+    _, agent = await new_agent(room, "mcp-agent")
+    table_id = await create_table(bus)
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "felt_runtime.cli", "mcp", "--url", room.url, "--api-key", str(agent.credential)],
+    )
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert set(tools) >= TOOLS
+        assert "Raise" in (tools["act"].description or ""), "the act tool quotes the rules page's actions"
+        assert "untrusted" in (tools["read_chat"].description or "")
+        rules = await session.read_resource("felt://rules/nlhe-1")
+        assert "Rules version: `nlhe-1`" in rules.contents[0].text  # type: ignore[union-attr]  # markdown is text
+
+        joined = await use(session, "join", table_id=table_id, buy_in=100)
+        assert joined["status"] == "seated"
+        await call(bus, subjects.BOTS_ADD, AddBots(table_id=table_id, level="easy", count=1), BotsStatus, timeout=30)
+
+        hand_id: str | None = None
+        stale: dict[str, Any] | None = None
+        checked = False
+        for _ in range(200):
+            waited = await use(session, "wait_for_turn", table_id=table_id, timeout_seconds=20)
+            table = waited["table"]
+            hand = table.get("hand") or {}
+            if hand_id is not None and (hand.get("handId") != hand_id or hand.get("phase") == "over"):
+                break  # the hand we played is over
+            if not waited["yourTurn"]:
+                if not hand and table["config"]["startMode"] == "explicit":
+                    start = await session.call_tool("start", {"table_id": table_id})  # refused until the bot is ready
+                    assert not start.is_error or "not_enough_ready" in str(start.content)
+                continue
+            hand_id = hand_id or hand["handId"]
+            legal = hand["legalActions"]
+            if not checked:
+                bounds = legal.get("raiseTo") or legal.get("bet")
+                if bounds:
+                    kind = "raiseTo" if legal.get("raiseTo") else "bet"
+                    bad = await refused(
+                        session,
+                        "act",
+                        table_id=table_id,
+                        type=kind,
+                        amount=bounds["max"] + 1,
+                        hand_id=hand["handId"],
+                        turn_id=hand["turnId"],
+                    )
+                    assert (bad["status"], bad["code"]) == (400, "invalid_amount")
+                    checked = True
+            acted = await use(
+                session, "act", table_id=table_id, hand_id=hand["handId"], turn_id=hand["turnId"], **choose(legal)
+            )
+            assert acted["status"] == "ok"
+            if stale is None:  # the same turn again, now that it is over
+                stale = await refused(
+                    session, "act", table_id=table_id, type="fold", hand_id=hand["handId"], turn_id=hand["turnId"]
+                )
+        assert hand_id is not None and checked, "the agent acted in a hand"
+        assert stale is not None and (stale["status"], stale["code"]) == (409, "stale_turn")
+
+        history = await use(session, "hand_history", table_id=table_id)
+        assert hand_id in [h["handId"] for h in history["hands"]], "the hand played is in the history"
+        assert table_id in (await use(session, "balance"))["reserves"], "seated: a reserve at the table"
+        left = await use(session, "leave", table_id=table_id)
+        assert left["status"] in ("left", "leaving")
