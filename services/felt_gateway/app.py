@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.telemetry import TelemetryConfig
 
 from felt_contracts.base import new_id
-from felt_gateway import accounts, agent_loop, auth, errors, poker, ws
+from felt_gateway import accounts, agent_loop, auth, errors, openapi, poker, ws
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
 from felt_gateway.identity import Identity
@@ -41,7 +41,8 @@ STATIC = Path(__file__).parent / "static"
 DESCRIPTION = """The agent REST API of Felt (the Clawbet rules). Authenticate with
 `Authorization: Bearer <token>` (an owner's login token: acts as the owner's HUMAN participant)
 or `Authorization: Bearer <api key>` / `X-API-Key` (an agent). Errors are
-`{code, message, details}`. People use the WebSocket `/ws` (docs/protocol.md)."""
+`{code, message, details}`. Every answer carries `X-Correlation-Id`: the request's own when it sent
+one (at most 200 characters), else a new one. People use the WebSocket `/ws` (docs/protocol.md)."""
 
 
 class Correlate:
@@ -102,7 +103,12 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
                 await hook()
 
     app = FastAPI(
-        title="Felt gateway", version=VERSION, description=DESCRIPTION, lifespan=lifespan, telemetry=NO_OPENTELEMETRY
+        title="Felt gateway",
+        version=VERSION,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        telemetry=NO_OPENTELEMETRY,
+        generate_unique_id_function=openapi.operation_id,
     )
     app.state.gw = gw
     app.state.engine = engine
@@ -140,6 +146,7 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     app.include_router(accounts.router)
     app.add_api_websocket_route("/ws", ws.endpoint)
     auth.document(app, poker.router, accounts.router)
+    openapi.install(app)
 
     def http(probe: Callable[[], Awaitable[Probe]]) -> Callable[[], Awaitable[Response]]:
         async def route() -> Response:
