@@ -22,64 +22,64 @@ from felt_table.model.table import Table, now
 log = logging.getLogger("felt.table.closing")
 
 
-def reason(t: Table) -> str | None:
+def reason(table: Table) -> str | None:
     """Why the table is (due to be) closed, or None."""
-    cfg = t.config
-    if t.close_requested:
+    cfg = table.config
+    if table.close_requested:
         return "operator"
-    if cfg.max_hands is not None and t.hands_played >= cfg.max_hands:
+    if cfg.max_hands is not None and table.hands_played >= cfg.max_hands:
         return "max_hands"
     if cfg.closes_at is not None and now() >= cfg.closes_at:
         return "closes_at"
     return None
 
 
-def refuse_if_closing(t: Table) -> None:
+def refuse_if_closing(table: Table) -> None:
     """Joins and starts: refused once the table is closed or due to close."""
-    why = "closed" if t.closed else reason(t)
+    why = "closed" if table.closed else reason(table)
     if why is not None:
         raise BusError(
-            ErrorCode.TABLE_CLOSED, "this table is closed" if t.closed else "this table is closing", reason=why
+            ErrorCode.TABLE_CLOSED, "this table is closed" if table.closed else "this table is closing", reason=why
         )
 
 
-async def close_if_due(t: Table) -> bool:
+async def close_if_due(table: Table) -> bool:
     """Close now if due and no hand is running or unsettled; True once the table is closed."""
-    if t.closed:
+    if table.closed:
         return True
-    why = reason(t)
-    if why is None or t.hand_running or t.ending is not None:
+    why = reason(table)
+    if why is None or table.hand_running or table.ending is not None:
         return False
     try:
-        for s in sorted(t.seats.values(), key=lambda x: x.seat):
-            await seat_sessions.close(t, s, reason="table_closed")
+        for seat in sorted(table.seats.values(), key=lambda other: other.number):
+            await seat_sessions.close(table, seat, reason="table_closed")
     except BusError as exc:
         if not retryable(exc):
             raise
-        recovery.ping(t, "wallet", lambda t, _: close_if_due(t))  # the rest once the wallet answers
+        recovery.ping(table, "wallet", lambda table, _: close_if_due(table))  # the rest once the wallet answers
         return False
-    t.closed = True
-    t.next_hand_at = None
-    t.emit("table_closed", amount=t.hands_played, detail=why)
+    table.closed = True
+    table.next_hand_at = None
+    table.emit("table_closed", amount=table.hands_played, detail=why)
     return True
 
 
-async def request(t: Table) -> None:
+async def request(table: Table) -> None:
     """An operator closes the table: now, or once the hand in progress has settled."""
-    t.close_requested = True
-    await close_if_due(t)
+    table.close_requested = True
+    await close_if_due(table)
 
 
-async def closes_at_came(t: Table) -> None:
+async def closes_at_came(table: Table) -> None:
     """The `closes_at` deadline fired (or a day passed on the way there)."""
-    if reason(t) is None:
-        await schedule(t)
+    if reason(table) is None:
+        await schedule(table)
     else:
-        await close_if_due(t)
+        await close_if_due(table)
 
 
-async def schedule(t: Table) -> None:
+async def schedule(table: Table) -> None:
     """At open: a time-limited table is told when `closes_at` comes (nothing else would wake it)."""
-    if t.config.closes_at is not None and not t.closed:
-        delay = min(86_400.0, max(0.05, (t.config.closes_at - now()).total_seconds()))  # a far one: again then
-        await t.timers.schedule(ClosesAtDeadline(table_id=t.tid), delay)
+    if table.config.closes_at is not None and not table.closed:
+        delay = min(86_400.0, max(0.05, (table.config.closes_at - now()).total_seconds()))  # a far one: again then
+        await table.timers.schedule(ClosesAtDeadline(table_id=table.tid), delay)

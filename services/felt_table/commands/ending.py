@@ -35,74 +35,79 @@ HandEnd = Settle | CancelHand
 After = Callable[[Table], Awaitable[None]]
 
 
-async def end(t: Table, req: HandEnd, after: After) -> None:
+async def end(table: Table, req: HandEnd, after: After) -> None:
     """Record the end and publish the hand's result; the wallet is asked by the table's next
     command (`_ask`), and `after` runs once it answered."""
-    t.ending = req
-    t.events.hand_end = {
+    table.ending = req
+    table.events.hand_end = {
         "hand_id": req.hand_id,
-        "table_id": t.tid,
+        "table_id": table.tid,
         "kind": kind_of(req),
         "request": req.model_dump_json(),
         "acked": False,
     }
     try:
-        await t.events.flush()  # written, then published: the end is durable before anyone sees the result
+        await table.events.flush()  # written, then published: the end is durable before anyone sees the result
     except Exception:  # the wallet is asked all the same (only a crash now could lose it)
-        log.exception("hand end not recorded", extra={"table_id": t.tid, "hand_id": req.hand_id})
-    t.post(Do(partial(_ask, req=req, after=after)))
+        log.exception("hand end not recorded", extra={"table_id": table.tid, "hand_id": req.hand_id})
+    table.post(Do(partial(_ask, req=req, after=after)))
 
 
-async def _ask(t: Table, *, req: HandEnd, after: After) -> None:
+async def _ask(table: Table, *, req: HandEnd, after: After) -> None:
     """Send the stored end to the wallet (in the table's queue, after the command that ended the hand)."""
     try:
-        await t.wallet.end(req)
+        await table.wallet.end(req)
     except BusError as exc:
         if retryable(exc):
-            wait_for(t, "wallet", lambda: t.wallet.end(req), lambda t, _, refusal: acked(t, req, refusal, after))
+            wait_for(
+                table,
+                "wallet",
+                lambda: table.wallet.end(req),
+                lambda table, _, refusal: acked(table, req, refusal, after),
+            )
             return
-        await acked(t, req, exc, after)
+        await acked(table, req, exc, after)
         return
-    await acked(t, req, None, after)
+    await acked(table, req, None, after)
 
 
-async def cancel(t: Table, hand_id: str, after: After) -> None:
+async def cancel(table: Table, hand_id: str, after: After) -> None:
     """An aborted hand: refund its escrow (nothing to do if no chip can have reached it)."""
-    if t.wallet.commit_seq == 0:
-        await after(t)
+    if table.wallet.commit_seq == 0:
+        await after(table)
         return
-    t.needs_reconcile = True
-    await end(t, CancelHand(message_id=f"{hand_id}:cancel", table_id=t.tid, hand_id=hand_id), after)
+    table.needs_reconcile = True
+    await end(table, CancelHand(message_id=f"{hand_id}:cancel", table_id=table.tid, hand_id=hand_id), after)
 
 
-async def acked(t: Table, req: HandEnd, refusal: BusError | None, after: After) -> None:
+async def acked(table: Table, req: HandEnd, refusal: BusError | None, after: After) -> None:
     """The wallet answered the end: stored as acknowledged with this command's events; a
     refusal (the hand was ended otherwise) leaves the stacks to the ledger."""
-    t.events.acked_ends.append(req.hand_id)
-    t.ending = None
+    table.events.acked_ends.append(req.hand_id)
+    table.ending = None
     if refusal is not None:
         log.error(
             "the wallet refused the end of the hand: stacks follow the ledger",
-            extra={"table_id": t.tid, "hand_id": req.hand_id, "code": refusal.code.value},
+            extra={"table_id": table.tid, "hand_id": req.hand_id, "code": refusal.code.value},
         )
-        t.needs_reconcile = True
-    await after(t)
+        table.needs_reconcile = True
+    await after(table)
 
 
-async def replay(t: Table) -> int:
+async def replay(table: Table) -> int:
     """At start: send every end the wallet has not answered (settle before the restart policy
     cancels what is still open: completed payouts remain paid). Waits for the wallet."""
-    pending = await t.deps.store.pending_ends(t.tid)
+    pending = await table.deps.store.pending_ends(table.tid)
     for kind, raw in pending:
         req: HandEnd = (Settle if kind == "settle" else CancelHand).model_validate_json(raw)
         try:
-            await until_answered(partial(t.wallet.end, req), t.backoff)
+            await until_answered(partial(table.wallet.end, req), table.backoff)
         except BusError as exc:
             log.error(
                 "the wallet refused a replayed hand end",
-                extra={"table_id": t.tid, "hand_id": req.hand_id, "code": exc.code.value},
+                extra={"table_id": table.tid, "hand_id": req.hand_id, "code": exc.code.value},
             )
-        t.events.acked_ends.append(req.hand_id)
+        table.events.acked_ends.append(req.hand_id)
     return len(pending)
 
 

@@ -39,131 +39,167 @@ from felt_table.commands.views import legal_model
 log = logging.getLogger("felt.table.hands")
 
 
-async def schedule_next_hand(t: Table) -> None:
+async def schedule_next_hand(table: Table) -> None:
     """Auto-start tables: set the intermission deadline once two players can play. A table due
     to close (its hand or time limit, an operator) closes here instead."""
-    if await closing.close_if_due(t):
+    if await closing.close_if_due(table):
         return
-    if t.config.start_mode is not StartMode.AUTO or t.hand_running or t.next_hand_at is not None or not t.can_deal:
+    if (
+        table.config.start_mode is not StartMode.AUTO
+        or table.hand_running
+        or table.next_hand_at is not None
+        or not table.can_deal
+    ):
         return
-    if len(t.eligible(need_ready=False)) < 2:
+    if len(table.eligible(need_ready=False)) < 2:
         return
-    t.intermission_epoch += 1
-    due = await t.timers.schedule(
-        IntermissionDeadline(table_id=t.tid, epoch=t.intermission_epoch), t.intermission_seconds
+    table.intermission_epoch += 1
+    due = await table.timers.schedule(
+        IntermissionDeadline(table_id=table.tid, epoch=table.intermission_epoch), table.intermission_seconds
     )
-    t.next_hand_at = due or now() + timedelta(seconds=t.intermission_seconds)
+    table.next_hand_at = due or now() + timedelta(seconds=table.intermission_seconds)
 
 
-async def intermission_over(t: Table, epoch: int) -> None:
-    if epoch != t.intermission_epoch or t.next_hand_at is None:
-        t.stale_ignored += 1
+async def intermission_over(table: Table, epoch: int) -> None:
+    if epoch != table.intermission_epoch or table.next_hand_at is None:
+        table.stale_ignored += 1
         return
-    t.next_hand_at = None
-    if not t.hand_running:
-        if not await deal(t, need_ready=False):
-            await schedule_next_hand(t)
+    table.next_hand_at = None
+    if not table.hand_running:
+        if not await deal(table, need_ready=False):
+            await schedule_next_hand(table)
 
 
-async def deal(t: Table, *, need_ready: bool) -> bool:
+async def deal(table: Table, *, need_ready: bool) -> bool:
     """Start a hand with the eligible players; False if fewer than two can play, or if the
     table must wait (the last hand's end unanswered, or a service did not answer)."""
-    if not t.can_deal or t.closed or closing.reason(t) is not None:
+    if not table.can_deal or table.closed or closing.reason(table) is not None:
         return False
-    hand_id = hand_id_for(t.tid, uuid.uuid4().hex[:16])
+    hand_id = hand_id_for(table.tid, uuid.uuid4().hex[:16])
     try:
-        if t.needs_reconcile and not await recovery.reconcile(t):
+        if table.needs_reconcile and not await recovery.reconcile(table):
             raise BusError(ErrorCode.UNAVAILABLE, "the wallet did not answer")
-        for s in list(t.seats.values()):
-            await seat_sessions.top_up(t, s, hand_id)
-        if t.balance_plays:  # the account balance plays: read it now
-            readers = t.eligible(need_ready=need_ready) + [x for x in t.seats.values() if x.stack < t.stakes.ante]
-            balances = await asyncio.gather(*(t.wallet.balance(s.pid) for s in readers), return_exceptions=True)
-            for s, bal in zip(readers, balances):
+        for seat in list(table.seats.values()):
+            await seat_sessions.top_up(table, seat, hand_id)
+        if table.balance_plays:  # the account balance plays: read it now
+            readers = table.eligible(need_ready=need_ready) + [
+                other for other in table.seats.values() if other.stack < table.stakes.ante
+            ]
+            balances = await asyncio.gather(
+                *(table.wallet.balance(seat.pid) for seat in readers), return_exceptions=True
+            )
+            for seat, bal in zip(readers, balances):
                 if isinstance(bal, BaseException):
                     if not isinstance(bal, BusError) or retryable(bal):
                         raise bal
                     continue
-                s.stack = bal.available
+                seat.stack = bal.available
     except BusError as exc:
         if not retryable(exc):
             raise
-        recovery.ping(t, "wallet", resumed)
+        recovery.ping(table, "wallet", resumed)
         return False
-    players = t.eligible(need_ready=need_ready)
+    players = table.eligible(need_ready=need_ready)
     deck = Deck.shuffled()
     approved: dict[tuple[int, int], int | None] = {}  # (seat, forced bet) limits allowed -> its allowance
     while True:  # the forced bets depend on who is dealt in: ask again until nobody is refused
-        dealt = players[: t.profile.max_seats]
+        dealt = players[: table.profile.max_seats]
         if len(dealt) < 2:
             return False
-        button = next_button(t.button, [s.seat for s in dealt])
-        step = start_hand(t.profile, t.stakes, {s.seat: s.stack for s in dealt}, button, deck, hand_id=hand_id)
-        forced = {s.seat: 0 for s in dealt}
+        button = next_button(table.button, [seat.number for seat in dealt])
+        step = start_hand(
+            table.profile, table.stakes, {seat.number: seat.stack for seat in dealt}, button, deck, hand_id=hand_id
+        )
+        forced = {seat.number: 0 for seat in dealt}
         for op in step.ops:
             if op.kind in COMMIT_KINDS and op.amount and op.seat is not None:
                 forced[op.seat] += op.amount
-        ask = [s for s in dealt if s.limits_session is not None and (s.seat, forced[s.seat]) not in approved]
-        answers = await t.sessions.answers(
-            [t.sessions.allow_hand(s, hand_id, forced[s.seat], None if t.balance_plays else s.stack) for s in ask]
+        ask = [
+            seat
+            for seat in dealt
+            if seat.limits_session is not None and (seat.number, forced[seat.number]) not in approved
+        ]
+        answers = await table.sessions.answers(
+            [
+                table.sessions.allow_hand(
+                    seat, hand_id, forced[seat.number], None if table.balance_plays else seat.stack
+                )
+                for seat in ask
+            ]
         )
-        if any(isinstance(x, BusError) and retryable(x) for x in answers):
-            recovery.ping(t, "limits", resumed)
+        if any(isinstance(answer, BusError) and retryable(answer) for answer in answers):
+            recovery.ping(table, "limits", resumed)
             return False
-        refused = [(s, x) for s, x in zip(ask, answers) if isinstance(x, BusError)]
-        approved.update(((s.seat, forced[s.seat]), x) for s, x in zip(ask, answers) if not isinstance(x, BusError))
+        refused = [(seat, answer) for seat, answer in zip(ask, answers) if isinstance(answer, BusError)]
+        approved.update(
+            ((seat.number, forced[seat.number]), answer)
+            for seat, answer in zip(ask, answers)
+            if not isinstance(answer, BusError)
+        )
         if not refused:
             break
-        for s, refusal in refused:
-            players.remove(s)
+        for seat, refusal in refused:
+            players.remove(seat)
             if refusal.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
-                await seat_sessions.close(t, s, reason="limit")
-    allowances = {s.seat: a for s in dealt if (a := approved.get((s.seat, forced[s.seat]))) is not None}
+                await seat_sessions.close(table, seat, reason="limit")
+    allowances = {
+        seat.number: allowance
+        for seat in dealt
+        if (allowance := approved.get((seat.number, forced[seat.number]))) is not None
+    }
     if allowances:  # the engine bounds each seat's actions by what its wager caps allow (docs/limits.md)
         step = start_hand(
-            t.profile, t.stakes, {s.seat: s.stack for s in dealt}, button, deck, hand_id=hand_id, allowances=allowances
+            table.profile,
+            table.stakes,
+            {seat.number: seat.stack for seat in dealt},
+            button,
+            deck,
+            hand_id=hand_id,
+            allowances=allowances,
         )
-    t.button = button
-    t.wallet.new_hand()
-    t.hand_participants = {s.seat: s.pid for s in dealt}
-    t.hand_started_at = now().isoformat()
+    table.button = button
+    table.wallet.new_hand()
+    table.hand_participants = {seat.number: seat.pid for seat in dealt}
+    table.hand_started_at = now().isoformat()
     try:
-        await t.wallet.commit(step, hand_id, t.hand_participants, t.hand_plays())
+        await table.wallet.commit(step, hand_id, table.hand_participants, table.hand_plays())
     except BusError as exc:
         log.warning("forced bets refused, hand cancelled: %s", exc.message)
-        t.emit("hand_cancelled", hand_id=hand_id, detail=f"forced bets refused: {exc.code.value}")
-        await ending.cancel(t, hand_id, after_hand)
+        table.emit("hand_cancelled", hand_id=hand_id, detail=f"forced bets refused: {exc.code.value}")
+        await ending.cancel(table, hand_id, after_hand)
         return False
-    t.state = step.state
-    if t.time_bank is not None:  # once per hand (idempotent per hand id at the timer)
-        pids = [p for p in t.hand_participants.values() if bank_use(t.tid, p, t.time_bank) is not None]
-        banks = await t.timers.refill_banks(hand_id, pids, t.time_bank) if pids else None
-        t.banks.update(banks or {})
-    await accepted(t, step.ops)
+    table.state = step.state
+    if table.time_bank is not None:  # once per hand (idempotent per hand id at the timer)
+        pids = [
+            pid for pid in table.hand_participants.values() if bank_use(table.tid, pid, table.time_bank) is not None
+        ]
+        banks = await table.timers.refill_banks(hand_id, pids, table.time_bank) if pids else None
+        table.banks.update(banks or {})
+    await accepted(table, step.ops)
     return True
 
 
-async def resumed(t: Table, service: str) -> None:
+async def resumed(table: Table, service: str) -> None:
     """A service answers again: stacks follow the wallet, lost deadlines are set again, and
     an auto-start table schedules its next hand."""
     if service == "wallet":
-        t.needs_reconcile = True
-        if not await recovery.reconcile(t):
-            recovery.ping(t, "wallet", resumed)
+        table.needs_reconcile = True
+        if not await recovery.reconcile(table):
+            recovery.ping(table, "wallet", resumed)
             return
-        if not t.hand_running:
-            await close_leavers(t)
+        if not table.hand_running:
+            await close_leavers(table)
     if service == "timer":
-        st = t.state
-        if t.hand_running and st is not None and st.actor_seat is not None and t.deadline is not None:
-            left = max(0.05, (t.deadline - now()).total_seconds())
-            t.timers.schedule_soon(
-                TurnDeadline(table_id=t.tid, hand_id=st.hand_id, turn=st.turn_id, seat=st.actor_seat),
+        hand = table.state
+        if table.hand_running and hand is not None and hand.actor_seat is not None and table.deadline is not None:
+            left = max(0.05, (table.deadline - now()).total_seconds())
+            table.timers.schedule_soon(
+                TurnDeadline(table_id=table.tid, hand_id=hand.hand_id, turn=hand.turn_id, seat=hand.actor_seat),
                 left,
-                bank_use(t.tid, t.hand_participants.get(st.actor_seat), t.time_bank),
+                bank_use(table.tid, table.hand_participants.get(hand.actor_seat), table.time_bank),
             )
-        t.next_hand_at = None  # an intermission deadline the timer never got
-    await schedule_next_hand(t)
+        table.next_hand_at = None  # an intermission deadline the timer never got
+    await schedule_next_hand(table)
 
 
 class HandAborted(BusError):
@@ -178,214 +214,219 @@ class HandAborted(BusError):
         )
 
 
-async def step(t: Table, st: Step) -> None:
+async def step(table: Table, move: Step) -> None:
     """Escrow a step's chips, then keep it (the table's state is untouched on refusal). If the
     wallet does not answer, whether the chips arrived is unknown: the hand is aborted."""
-    assert t.state is not None and t.state.hand_id is not None
+    assert table.state is not None and table.state.hand_id is not None
     try:
-        await t.wallet.commit(st, t.state.hand_id, t.hand_participants, t.hand_plays())
+        await table.wallet.commit(move, table.state.hand_id, table.hand_participants, table.hand_plays())
     except BusError as exc:
         if retryable(exc):
-            hand_id = t.state.hand_id
-            await abort(t, exc)
+            hand_id = table.state.hand_id
+            await abort(table, exc)
             raise HandAborted(hand_id) from None
         raise
-    t.state = st.state
-    await accepted(t, st.ops)
+    table.state = move.state
+    await accepted(table, move.ops)
 
 
-async def abort(t: Table, exc: BusError) -> None:
+async def abort(table: Table, exc: BusError) -> None:
     """Cancel the running hand (a durable cancel: refunded exactly what reached the escrow);
     stacks go back to where the hand started them."""
-    st = t.state
-    assert st is not None and st.hand_id is not None
-    log.warning("hand aborted: %s", exc.message, extra={"table_id": t.tid, "hand_id": st.hand_id})
-    t.emit("hand_cancelled", hand_id=st.hand_id, detail=f"escrow unanswered: {exc.code.value}")
-    t.events.finished_hand = _record(t, st, "cancelled")
-    for i, seat in enumerate(st.seats):
-        s = t.seats.get(seat)
-        if s is not None and s.pid == t.hand_participants.get(seat):
-            s.stack = st.starting_stacks[i]
-    t.state = None
-    t.deadline = None
-    t.end_bank_run()
-    await ending.cancel(t, st.hand_id, after_hand)
+    hand = table.state
+    assert hand is not None and hand.hand_id is not None
+    log.warning("hand aborted: %s", exc.message, extra={"table_id": table.tid, "hand_id": hand.hand_id})
+    table.emit("hand_cancelled", hand_id=hand.hand_id, detail=f"escrow unanswered: {exc.code.value}")
+    table.events.finished_hand = _record(table, hand, "cancelled")
+    for i, number in enumerate(hand.seats):
+        seat = table.seats.get(number)
+        if seat is not None and seat.pid == table.hand_participants.get(number):
+            seat.stack = hand.starting_stacks[i]
+    table.state = None
+    table.deadline = None
+    table.end_bank_run()
+    await ending.cancel(table, hand.hand_id, after_hand)
 
 
-async def accepted(t: Table, ops: Any) -> None:
+async def accepted(table: Table, ops: Any) -> None:
     """Announce a kept step, then play the next automatic action (pre-action, leaver) or open the turn."""
-    st = t.state
-    assert st is not None
+    hand = table.state
+    assert hand is not None
     for op in ops:
         if op.kind == "burn":
             continue
-        pid = t.hand_participants.get(op.seat) if op.seat is not None else None
+        pid = table.hand_participants.get(op.seat) if op.seat is not None else None
         extra: dict[str, Any] = {}
         if op.kind in ("hand_start", "hand_end"):
             extra["stacks"] = (
-                {str(s): v for s, v in zip(st.seats, st.stacks)}
+                {str(number): stack for number, stack in zip(hand.seats, hand.stacks)}
                 if op.kind == "hand_end"
-                else {str(s): v for s, v in zip(st.seats, st.starting_stacks)}
+                else {str(number): stack for number, stack in zip(hand.seats, hand.starting_stacks)}
             )
-        t.emit(
+        table.emit(
             op.kind,
-            hand_id=st.hand_id,
+            hand_id=hand.hand_id,
             seat=op.seat,
             participant_id=pid,
             amount=op.amount,
             to=op.to,
-            cards=[card_str(c) for c in op.cards],
-            discarded=[card_str(c) for c in op.discarded],
+            cards=[card_str(card) for card in op.cards],
+            discarded=[card_str(card) for card in op.discarded],
             street=op.street,
             all_in=op.all_in,
             pot=op.pot,
             detail=op.detail,
             **extra,
         )
-    if st.phase == "over":
-        await finish(t)
+    if hand.phase == "over":
+        await finish(table)
         return
-    auto = auto_action(st)
+    auto = auto_action(hand)
     if auto is not None:
         try:
-            await step(t, apply(st, auto.seat, auto.action, reason=auto.reason))
+            await step(table, apply(hand, auto.seat, auto.action, reason=auto.reason))
             return
         except HandAborted:
             raise
         except (IllegalAction, BusError) as exc:
             log.warning("auto action failed: %s", exc)
-            t.state = set_preaction(st, auto.seat, None) if not st.leaving[st.actor or 0] else st
-    turn(t)
+            table.state = set_preaction(hand, auto.seat, None) if not hand.leaving[hand.actor or 0] else hand
+    turn(table)
 
 
-def turn(t: Table) -> None:
+def turn(table: Table) -> None:
     """Open the actor's turn: its deadline (scheduled in order, not awaited: the deadline is ours
     to state) and a `turn` event with the legal actions."""
-    st = t.state
-    assert st is not None and st.actor is not None
-    seat = st.seats[st.actor]
-    pid = t.hand_participants.get(seat)
-    t.end_bank_run()
-    t.timers.schedule_soon(
-        TurnDeadline(table_id=t.tid, hand_id=st.hand_id, turn=st.turn_id, seat=seat),
-        t.turn_seconds,
-        bank_use(t.tid, pid, t.time_bank),
+    hand = table.state
+    assert hand is not None and hand.actor is not None
+    seat = hand.seats[hand.actor]
+    pid = table.hand_participants.get(seat)
+    table.end_bank_run()
+    table.timers.schedule_soon(
+        TurnDeadline(table_id=table.tid, hand_id=hand.hand_id, turn=hand.turn_id, seat=seat),
+        table.turn_seconds,
+        bank_use(table.tid, pid, table.time_bank),
     )
-    t.deadline = now() + timedelta(seconds=t.turn_seconds)
-    legal = legal_model(betting.legal_actions_at(st, st.actor))
+    table.deadline = now() + timedelta(seconds=table.turn_seconds)
+    legal = legal_model(betting.legal_actions_at(hand, hand.actor))
     info = TurnInfo(
-        hand_id=st.hand_id or "",
-        turn_id=st.turn_id,
+        hand_id=hand.hand_id or "",
+        turn_id=hand.turn_id,
         seat=seat,
         participant_id=pid,
-        deadline=t.deadline,
+        deadline=table.deadline,
         legal_actions=legal,
-        time_bank_seconds=t.bank_of(pid),
+        time_bank_seconds=table.bank_of(pid),
     )
-    t.emit("turn", hand_id=st.hand_id, seat=seat, participant_id=info.participant_id, turn=info)
+    table.emit("turn", hand_id=hand.hand_id, seat=seat, participant_id=info.participant_id, turn=info)
 
 
-async def finish(t: Table) -> None:
+async def finish(table: Table) -> None:
     """The hand is over: its settlement (one wallet request) is recorded, published and sent
     until the wallet answers (`felt_table.commands.ending`); a finished hand is never cancelled."""
-    st = t.state
-    assert st is not None and st.payouts is not None and st.hand_id is not None
+    hand = table.state
+    assert hand is not None and hand.payouts is not None and hand.hand_id is not None
     payouts: dict[str, int] = {}
     returns: dict[str, int] = {}
-    for op in st.operations:
+    for op in hand.operations:
         if op.kind == "award" and op.amount and op.seat is not None:
-            pid = t.hand_participants[op.seat]
+            pid = table.hand_participants[op.seat]
             bucket = returns if op.detail in ("uncalled", "refund") else payouts
             bucket[pid] = bucket.get(pid, 0) + op.amount
-    t.events.finished_hand = _record(t, st, "settled")
-    t.hands_played += 1
-    t.deadline = None
-    t.end_bank_run()
-    for i, seat in enumerate(st.seats):  # stacks after the hand
-        s = t.seats.get(seat)
-        if s is not None and s.pid == t.hand_participants.get(seat):
-            s.stack = st.stacks[i]
+    table.events.finished_hand = _record(table, hand, "settled")
+    table.hands_played += 1
+    table.deadline = None
+    table.end_bank_run()
+    for i, number in enumerate(hand.seats):  # stacks after the hand
+        seat = table.seats.get(number)
+        if seat is not None and seat.pid == table.hand_participants.get(number):
+            seat.stack = hand.stacks[i]
     # a buy-in table escrowed nothing during the hand: the settlement carries every dealt seat's wager
     wagers = (
         []
-        if t.balance_plays
-        else [Wager(account_id=t.hand_participants[s], amount=c) for s, c in zip(st.seats, st.contrib)]
+        if table.balance_plays
+        else [
+            Wager(account_id=table.hand_participants[number], amount=committed)
+            for number, committed in zip(hand.seats, hand.contrib)
+        ]
     )
     await ending.end(
-        t,
+        table,
         Settle(
-            message_id=f"{st.hand_id}:settle",
-            table_id=t.tid,
-            hand_id=st.hand_id,
-            payouts=[Payout(account_id=a, amount=v) for a, v in payouts.items()],
-            returns=[Payout(account_id=a, amount=v) for a, v in returns.items()],
+            message_id=f"{hand.hand_id}:settle",
+            table_id=table.tid,
+            hand_id=hand.hand_id,
+            payouts=[Payout(account_id=account, amount=amount) for account, amount in payouts.items()],
+            returns=[Payout(account_id=account, amount=amount) for account, amount in returns.items()],
             wagers=wagers,
         ),
         after_hand,
     )
 
 
-def _record(t: Table, st: HandState, status: str) -> dict[str, Any]:
+def _record(table: Table, hand: HandState, status: str) -> dict[str, Any]:
     """The `table_hands` row of a hand that ended (`status`: settled | cancelled)."""
-    assert st.hand_id is not None
-    rec = history.record_of(st, t.tid, status, t.hand_participants, t.hand_started_at, now().isoformat())
+    assert hand.hand_id is not None
+    rec = history.record_of(hand, table.tid, status, table.hand_participants, table.hand_started_at, now().isoformat())
     return {
-        "hand_id": st.hand_id,
-        "table_id": t.tid,
-        "rules_version": st.rules_version,
+        "hand_id": hand.hand_id,
+        "table_id": table.tid,
+        "rules_version": hand.rules_version,
         "status": status,
         "ended_at": now(),
-        "participants": json.dumps(sorted(t.hand_participants.values())),
+        "participants": json.dumps(sorted(table.hand_participants.values())),
         "record": json.dumps(rec),
     }
 
 
-async def close_leavers(t: Table) -> None:
+async def close_leavers(table: Table) -> None:
     """Seats that left during the hand (or while its end was unanswered) are cashed out now;
     if the wallet does not answer they stay `leaving` (never dealt) until it does."""
-    for s in [x for x in t.seats.values() if x.leaving]:
+    for seat in [other for other in table.seats.values() if other.leaving]:
         try:
-            await seat_sessions.close(t, s, reason=s.leave_reason)
+            await seat_sessions.close(table, seat, reason=seat.leave_reason)
         except BusError as exc:
             if not retryable(exc):
                 raise
-            recovery.ping(t, "wallet", resumed)
+            recovery.ping(table, "wallet", resumed)
             return
 
 
-async def after_hand(t: Table) -> None:
+async def after_hand(table: Table) -> None:
     """Stacks follow the wallet if something failed, leavers go, limits may close a session,
     busted stacks leave; then the next hand may be scheduled."""
-    if t.needs_reconcile and not await recovery.reconcile(t):
-        recovery.ping(t, "wallet", resumed)
-    st = t.state
-    seats = list(t.seats.values())
+    if table.needs_reconcile and not await recovery.reconcile(table):
+        recovery.ping(table, "wallet", resumed)
+    hand = table.state
+    seats = list(table.seats.values())
     asked = [
-        s for s in seats if not s.leaving and t.played(s) and s.limits_session is not None and t.deps.settings.limits
+        seat
+        for seat in seats
+        if not seat.leaving and table.played(seat) and seat.limits_session is not None and table.deps.settings.limits
     ]
     if asked:
-        assert st is not None and st.hand_id is not None
-        hand_id = st.hand_id
+        assert hand is not None and hand.hand_id is not None
+        hand_id = hand.hand_id
         refusals = dict(
             zip(
-                (s.seat for s in asked),
-                await t.sessions.refusals([t.sessions.allow_continue(hand_id, s) for s in asked]),
+                (seat.number for seat in asked),
+                await table.sessions.refusals([table.sessions.allow_continue(hand_id, seat) for seat in asked]),
             )
         )
     else:
         refusals = {}
-    await close_leavers(t)
-    for s in list(t.seats.values()):
-        if not t.played(s):
+    await close_leavers(table)
+    for seat in list(table.seats.values()):
+        if not table.played(seat):
             continue
-        exc = refusals.get(s.seat)
+        exc = refusals.get(seat.number)
         if exc is not None and exc.code in (ErrorCode.LIMIT_EXCEEDED, ErrorCode.FROZEN):
-            await seat_sessions.close(t, s, reason="limit")
+            await seat_sessions.close(table, seat, reason="limit")
             continue
-        if not t.balance_plays and s.stack == 0 and not await seat_sessions.can_rebuy(t, s):
-            await seat_sessions.close(t, s, reason="busted")
+        if not table.balance_plays and seat.stack == 0 and not await seat_sessions.can_rebuy(table, seat):
+            await seat_sessions.close(table, seat, reason="busted")
     # everyone who played is free to go elsewhere once the hand settled
-    for pid in t.hand_participants.values():
-        if t.seat_of(pid) is None:
-            await t.sessions.release(pid)
-    await schedule_next_hand(t)
+    for pid in table.hand_participants.values():
+        if table.seat_of(pid) is None:
+            await table.sessions.release(pid)
+    await schedule_next_hand(table)

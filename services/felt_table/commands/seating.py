@@ -35,16 +35,16 @@ from felt_table.model.table import Handler, Seat, Table, engine_error
 from felt_table.commands.views import view
 
 
-async def reset(t: Table, held: Claims | None = None) -> None:
+async def reset(table: Table, held: Claims | None = None) -> None:
     """Restart policy: first send the wallet every hand end it has not answered (completed
     payouts remain paid), then cancel every open hand of this table (refunded exactly once) and
     cash out every reserve; the seats start empty. Partial hands are never resumed. Waits for
     the wallet. `held`: the table's session claims when the caller read them (registry.claims)."""
-    await ending.replay(t)
-    res = await t.wallet.cancel_table(f"{t.tid}:reset:{t.events.seq}", t.backoff)
-    t.emit("table_reset", amount=len(res.hands), detail=",".join(h.hand_id for h in res.hands))
-    await t.events.flush()
-    await t.deps.registry.release_table(t.tid, held)  # the seats are empty: so are their sessions
+    await ending.replay(table)
+    res = await table.wallet.cancel_table(f"{table.tid}:reset:{table.events.seq}", table.backoff)
+    table.emit("table_reset", amount=len(res.hands), detail=",".join(ended.hand_id for ended in res.hands))
+    await table.events.flush()
+    await table.deps.registry.release_table(table.tid, held)  # the seats are empty: so are their sessions
 
 
 def default_buy_in(lo: int, hi: int, available: int) -> int:
@@ -59,231 +59,238 @@ def default_buy_in(lo: int, hi: int, available: int) -> int:
     return min(hi, available)
 
 
-async def join(t: Table, c: Join) -> TableResult:
-    closing.refuse_if_closing(t)
-    adm = t.config.admission
-    if (adm is Admission.AGENTS_ONLY and c.kind is not ParticipantKind.AGENT) or (
-        adm is Admission.HUMANS_ONLY and c.kind is not ParticipantKind.HUMAN
+async def join(table: Table, command: Join) -> TableResult:
+    closing.refuse_if_closing(table)
+    adm = table.config.admission
+    if (adm is Admission.AGENTS_ONLY and command.kind is not ParticipantKind.AGENT) or (
+        adm is Admission.HUMANS_ONLY and command.kind is not ParticipantKind.HUMAN
     ):
         raise BusError(ErrorCode.ADMISSION, f"this table admits {adm.value}", admission=adm.value)
-    bal = await t.wallet.balance(c.participant_id)
+    bal = await table.wallet.balance(command.participant_id)
     if bal.in_play > 0:
         raise BusError(ErrorCode.CHIPS_IN_PLAY, "chips committed to an unsettled hand", in_play=bal.in_play)
-    if t.seat_of(c.participant_id):
+    if table.seat_of(command.participant_id):
         raise BusError(ErrorCode.ALREADY_SEATED, "already at this table", reason="same_participant")
-    if any(s.owner == c.owner_id for s in t.seats.values()):
+    if any(seat.owner == command.owner_id for seat in table.seats.values()):
         raise BusError(
             ErrorCode.ALREADY_SEATED, "this owner already has a participant at this table", reason="one_per_owner"
         )
-    free = [n for n in range(1, t.config.seats + 1) if n not in t.seats]
+    free = [number for number in range(1, table.config.seats + 1) if number not in table.seats]
     if not free:
         raise BusError(ErrorCode.TABLE_FULL, "no free seat")
-    other = await t.sessions.claim(c.participant_id)  # before any chips move; released if the join fails
+    other = await table.sessions.claim(command.participant_id)  # before any chips move; released if the join fails
     if other is not None:
         raise BusError(ErrorCode.ALREADY_SEATED, "already in a table session", reason="active_session", table_id=other)
     try:
-        return await _seat(t, c, bal, free[0])
+        return await _seat(table, command, bal, free[0])
     except BaseException:
-        if t.seat_of(c.participant_id) is None:
-            await t.sessions.release(c.participant_id)
+        if table.seat_of(command.participant_id) is None:
+            await table.sessions.release(command.participant_id)
         raise
 
 
-async def _seat(t: Table, c: Join, bal: Any, n: int) -> TableResult:
+async def _seat(table: Table, command: Join, bal: Any, number: int) -> TableResult:
     session_id = amount = None
-    if t.balance_plays:
+    if table.balance_plays:
         stack = bal.available
     else:
-        lo, hi = t.config.min_buy_in or 1, t.config.max_buy_in or 0
-        amount = c.buy_in if c.buy_in is not None else default_buy_in(lo, hi, bal.available)
+        lo, hi = table.config.min_buy_in or 1, table.config.max_buy_in or 0
+        amount = command.buy_in if command.buy_in is not None else default_buy_in(lo, hi, bal.available)
         if not lo <= amount <= hi:
             raise BusError(ErrorCode.INVALID_AMOUNT, f"buy-in must be {lo}..{hi}", min_buy_in=lo, max_buy_in=hi)
-        key = f"join:{t.command_id}"  # a resent join (same message id) buys in once
-        await t.sessions.allow_buy_in(c.owner_id, c.participant_id, amount, key, c.credential_id)
-        res = await t.wallet.buy_in(c.participant_id, amount, lo, hi, key)
+        key = f"join:{table.command_id}"  # a resent join (same message id) buys in once
+        await table.sessions.allow_buy_in(command.owner_id, command.participant_id, amount, key, command.credential_id)
+        res = await table.wallet.buy_in(command.participant_id, amount, lo, hi, key)
         stack, session_id = res.reserved, res.session_id
-    t.seats[n] = Seat(
-        n,
-        c.participant_id,
-        c.owner_id,
-        c.kind,
-        c.name,
+    table.seats[number] = Seat(
+        number,
+        command.participant_id,
+        command.owner_id,
+        command.kind,
+        command.name,
         stack,
         session_id,
-        auto_rebuy=c.auto_rebuy and t.config.auto_rebuy,
-        play_id=uuid.uuid4().hex if t.balance_plays else None,
-        credential=c.credential_id,
+        auto_rebuy=command.auto_rebuy and table.config.auto_rebuy,
+        play_id=uuid.uuid4().hex if table.balance_plays else None,
+        credential=command.credential_id,
     )
-    status: EventKind = "waiting" if t.hand_running else "seated"
-    t.emit(status, seat=n, participant_id=c.participant_id, amount=stack)
-    await hands.schedule_next_hand(t)
-    return t.result(status, seat=n, buy_in=amount)
+    status: EventKind = "waiting" if table.hand_running else "seated"
+    table.emit(status, seat=number, participant_id=command.participant_id, amount=stack)
+    await hands.schedule_next_hand(table)
+    return table.result(status, seat=number, buy_in=amount)
 
 
-async def ready(t: Table, c: Ready) -> TableResult:
-    s = t.require_seat(c.participant_id)
-    s.ready = c.ready
-    t.emit("ready", seat=s.seat, participant_id=s.pid, detail="ready" if c.ready else "not_ready")
-    return t.result()
+async def ready(table: Table, command: Ready) -> TableResult:
+    seat = table.require_seat(command.participant_id)
+    seat.ready = command.ready
+    table.emit("ready", seat=seat.number, participant_id=seat.pid, detail="ready" if command.ready else "not_ready")
+    return table.result()
 
 
-async def set_auto_rebuy(t: Table, c: SetAutoRebuy) -> TableResult:
-    s = t.require_seat(c.participant_id)
-    if c.enabled and not t.config.auto_rebuy:
+async def set_auto_rebuy(table: Table, command: SetAutoRebuy) -> TableResult:
+    seat = table.require_seat(command.participant_id)
+    if command.enabled and not table.config.auto_rebuy:
         raise BusError(ErrorCode.FORBIDDEN, "this table does not allow auto-rebuy", reason="auto_rebuy_not_allowed")
-    s.auto_rebuy = c.enabled
-    t.emit("auto_rebuy", private_to=s.pid, seat=s.seat, participant_id=s.pid, detail=str(c.enabled).lower())
-    return t.result()
+    seat.auto_rebuy = command.enabled
+    table.emit(
+        "auto_rebuy",
+        private_to=seat.pid,
+        seat=seat.number,
+        participant_id=seat.pid,
+        detail=str(command.enabled).lower(),
+    )
+    return table.result()
 
 
-async def sit_out(t: Table, c: SitOut) -> TableResult:
-    s = t.require_seat(c.participant_id)
-    if not s.sitting_out:
-        await sit_out_seat(t, s, "")
-    return t.result()
+async def sit_out(table: Table, command: SitOut) -> TableResult:
+    seat = table.require_seat(command.participant_id)
+    if not seat.sitting_out:
+        await sit_out_seat(table, seat, "")
+    return table.result()
 
 
-async def sit_out_seat(t: Table, s: Seat, reason: str) -> None:
+async def sit_out_seat(table: Table, seat: Seat, reason: str) -> None:
     """Not dealt in from the next hand; after `sit_out_leave_seconds` sat out the seat leaves
     (and is cashed out). `reason`: "" (their choice) or `timeouts` (absent)."""
-    s.sitting_out, s.ready = True, False
-    s.sit_out_epoch += 1
-    await t.timers.schedule(
-        AbsentDeadline(table_id=t.tid, participant_id=s.pid, epoch=s.sit_out_epoch),
-        t.deps.settings.sit_out_leave_seconds,
+    seat.sitting_out, seat.ready = True, False
+    seat.sit_out_epoch += 1
+    await table.timers.schedule(
+        AbsentDeadline(table_id=table.tid, participant_id=seat.pid, epoch=seat.sit_out_epoch),
+        table.deps.settings.sit_out_leave_seconds,
     )
-    t.emit("sit_out", seat=s.seat, participant_id=s.pid, detail=reason)
+    table.emit("sit_out", seat=seat.number, participant_id=seat.pid, detail=reason)
 
 
-async def timed_out(t: Table, seat: int, pid: str | None) -> None:
-    """A turn of this seat timed out: `absent_timeouts` in a row sit it out."""
-    s = t.seats.get(seat)
-    if s is None or s.pid != pid:
+async def timed_out(table: Table, number: int, pid: str | None) -> None:
+    """A turn of seat `number` timed out: `absent_timeouts` in a row sit it out."""
+    seat = table.seats.get(number)
+    if seat is None or seat.pid != pid:
         return
-    s.timeouts += 1
-    if s.timeouts >= t.deps.settings.absent_timeouts and not s.sitting_out and not s.leaving:
-        await sit_out_seat(t, s, "timeouts")
+    seat.timeouts += 1
+    if seat.timeouts >= table.deps.settings.absent_timeouts and not seat.sitting_out and not seat.leaving:
+        await sit_out_seat(table, seat, "timeouts")
 
 
-async def sit_in(t: Table, c: SitIn) -> TableResult:
-    s = t.require_seat(c.participant_id)
-    s.sitting_out, s.timeouts = False, 0
-    s.sit_out_epoch += 1
-    await t.timers.cancel(f"absent:{s.pid}")
-    t.emit("sit_in", seat=s.seat, participant_id=s.pid)
-    await hands.schedule_next_hand(t)
-    return t.result()
+async def sit_in(table: Table, command: SitIn) -> TableResult:
+    seat = table.require_seat(command.participant_id)
+    seat.sitting_out, seat.timeouts = False, 0
+    seat.sit_out_epoch += 1
+    await table.timers.cancel(f"absent:{seat.pid}")
+    table.emit("sit_in", seat=seat.number, participant_id=seat.pid)
+    await hands.schedule_next_hand(table)
+    return table.result()
 
 
-async def absent_over(t: Table, d: AbsentDeadline) -> TableResult:
+async def absent_over(table: Table, deadline: AbsentDeadline) -> TableResult:
     """Sat out for `sit_out_leave_seconds`: the seat leaves (cashed out) unless it sat in again."""
-    s = t.seat_of(d.participant_id)
-    if s is None or not s.sitting_out or s.sit_out_epoch != d.epoch or s.leaving:
-        t.stale_ignored += 1
-        return t.result("stale")
-    return t.result(await _leave(t, s, "absent"))
+    seat = table.seat_of(deadline.participant_id)
+    if seat is None or not seat.sitting_out or seat.sit_out_epoch != deadline.epoch or seat.leaving:
+        table.stale_ignored += 1
+        return table.result("stale")
+    return table.result(await _leave(table, seat, "absent"))
 
 
-async def start(t: Table, c: Start) -> TableResult:
+async def start(table: Table, command: Start) -> TableResult:
     """Explicit tables: a seated player starts the hand once two eligible players are ready."""
-    s = t.require_seat(c.participant_id)
-    if t.config.start_mode is not StartMode.EXPLICIT:
+    seat = table.require_seat(command.participant_id)
+    if table.config.start_mode is not StartMode.EXPLICIT:
         raise BusError(ErrorCode.CONFLICT, "this table starts hands automatically", reason="auto_start")
-    closing.refuse_if_closing(t)
-    if s.sitting_out:
+    closing.refuse_if_closing(table)
+    if seat.sitting_out:
         raise BusError(ErrorCode.CONFLICT, "sitting out", reason="sitting_out")
-    if t.hand_running:
+    if table.hand_running:
         # a click that lands while a hand runs (at a busy table the pause between hands is short)
         # is not lost: the seat is ready, and dealt in from the next hand
-        if not s.ready:
-            s.ready = True
-            t.emit("ready", seat=s.seat, participant_id=s.pid, detail="ready")
-        return t.result("ready", seat=s.seat)
-    if not t.can_deal:
-        raise_paused(t)
-    s.ready = True
-    ready_now = t.eligible(need_ready=True)
+        if not seat.ready:
+            seat.ready = True
+            table.emit("ready", seat=seat.number, participant_id=seat.pid, detail="ready")
+        return table.result("ready", seat=seat.number)
+    if not table.can_deal:
+        raise_paused(table)
+    seat.ready = True
+    ready_now = table.eligible(need_ready=True)
     if len(ready_now) < 2:
-        t.emit("ready", seat=s.seat, participant_id=s.pid, detail="ready")
+        table.emit("ready", seat=seat.number, participant_id=seat.pid, detail="ready")
         raise BusError(
             ErrorCode.CONFLICT,
             "at least two eligible players must be ready",
             reason="not_enough_ready",
             ready=len(ready_now),
         )
-    if not await hands.deal(t, need_ready=True):
-        if not t.can_deal:
-            raise_paused(t)
+    if not await hands.deal(table, need_ready=True):
+        if not table.can_deal:
+            raise_paused(table)
         raise BusError(ErrorCode.CONFLICT, "the hand could not start", reason="not_enough_ready")
-    return t.result("started", seat=s.seat)
+    return table.result("started", seat=seat.number)
 
 
-def raise_paused(t: Table) -> None:
-    raise BusError(ErrorCode.UNAVAILABLE, f"the table is {paused(t) or 'settling the last hand'}", reason="paused")
+def raise_paused(table: Table) -> None:
+    raise BusError(ErrorCode.UNAVAILABLE, f"the table is {paused(table) or 'settling the last hand'}", reason="paused")
 
 
-async def _leave(t: Table, s: Seat, reason: str) -> str:
+async def _leave(table: Table, seat: Seat, reason: str) -> str:
     """Mid-hand the engine's leave policy applies and the cash-out follows settlement; otherwise at once."""
-    if t.in_hand(s.seat) and t.hand_participants.get(s.seat) == s.pid:
-        st = t.state
-        i = st.index_of(s.seat) if st is not None else None
-        assert st is not None and i is not None  # in the hand: dealt in
-        s.leaving, s.leave_reason = True, reason
-        if not st.folded[i]:
+    if table.in_hand(seat.number) and table.hand_participants.get(seat.number) == seat.pid:
+        hand = table.state
+        i = hand.index_of(seat.number) if hand is not None else None
+        assert hand is not None and i is not None  # in the hand: dealt in
+        seat.leaving, seat.leave_reason = True, reason
+        if not hand.folded[i]:
             try:
-                nxt = engine_leave(st, s.seat)
+                nxt = engine_leave(hand, seat.number)
             except IllegalAction as exc:
                 raise engine_error(exc) from None
-            t.emit("leaving", seat=s.seat, participant_id=s.pid, hand_id=st.hand_id, detail=reason)
-            await hands.step(t, nxt)
+            table.emit("leaving", seat=seat.number, participant_id=seat.pid, hand_id=hand.hand_id, detail=reason)
+            await hands.step(table, nxt)
         else:
-            t.emit("leaving", seat=s.seat, participant_id=s.pid, hand_id=st.hand_id, detail=reason)
-        if t.balance_plays and t.seats.get(s.seat) is s:  # ante-nl-1: folded now, no reserve: gone now
-            await seat_sessions.close(t, s, reason=reason)
-        return "leaving" if t.seats.get(s.seat) is s else "left"
-    if t.ending is not None:  # the last hand's end is unanswered: the cash-out follows it
-        s.leaving, s.leave_reason = True, reason
-        t.emit("leaving", seat=s.seat, participant_id=s.pid, detail=reason)
+            table.emit("leaving", seat=seat.number, participant_id=seat.pid, hand_id=hand.hand_id, detail=reason)
+        if table.balance_plays and table.seats.get(seat.number) is seat:  # ante-nl-1: folded now, no reserve: gone now
+            await seat_sessions.close(table, seat, reason=reason)
+        return "leaving" if table.seats.get(seat.number) is seat else "left"
+    if table.ending is not None:  # the last hand's end is unanswered: the cash-out follows it
+        seat.leaving, seat.leave_reason = True, reason
+        table.emit("leaving", seat=seat.number, participant_id=seat.pid, detail=reason)
         return "leaving"
-    await seat_sessions.close(t, s, reason=reason)
+    await seat_sessions.close(table, seat, reason=reason)
     return "left"
 
 
-async def leave(t: Table, c: Leave) -> TableResult:
-    s = t.require_seat(c.participant_id)
-    if s.leaving:
-        return t.result("leaving", seat=s.seat)
-    return t.result(await _leave(t, s, "left"), seat=s.seat)
+async def leave(table: Table, command: Leave) -> TableResult:
+    seat = table.require_seat(command.participant_id)
+    if seat.leaving:
+        return table.result("leaving", seat=seat.number)
+    return table.result(await _leave(table, seat, "left"), seat=seat.number)
 
 
-async def disconnect(t: Table, c: Disconnect) -> TableResult:
-    s = t.require_seat(c.participant_id)
-    s.connected = False
-    s.grace_epoch += 1
-    await t.timers.schedule(
-        GraceDeadline(table_id=t.tid, participant_id=s.pid, epoch=s.grace_epoch), t.deps.settings.grace_seconds
+async def disconnect(table: Table, command: Disconnect) -> TableResult:
+    seat = table.require_seat(command.participant_id)
+    seat.connected = False
+    seat.grace_epoch += 1
+    await table.timers.schedule(
+        GraceDeadline(table_id=table.tid, participant_id=seat.pid, epoch=seat.grace_epoch),
+        table.deps.settings.grace_seconds,
     )
-    t.emit("disconnected", seat=s.seat, participant_id=s.pid)
-    return t.result()
+    table.emit("disconnected", seat=seat.number, participant_id=seat.pid)
+    return table.result()
 
 
-async def reconnect(t: Table, c: Reconnect) -> TableResult:
-    s = t.require_seat(c.participant_id)
-    if not s.connected:
-        s.connected = True
-        s.grace_epoch += 1
-        await t.timers.cancel(f"grace:{s.pid}")
-        t.emit("reconnected", seat=s.seat, participant_id=s.pid)
-    return t.result(view=view(t, c.participant_id))
+async def reconnect(table: Table, command: Reconnect) -> TableResult:
+    seat = table.require_seat(command.participant_id)
+    if not seat.connected:
+        seat.connected = True
+        seat.grace_epoch += 1
+        await table.timers.cancel(f"grace:{seat.pid}")
+        table.emit("reconnected", seat=seat.number, participant_id=seat.pid)
+    return table.result(view=view(table, command.participant_id))
 
 
-async def grace_over(t: Table, d: GraceDeadline) -> TableResult:
+async def grace_over(table: Table, deadline: GraceDeadline) -> TableResult:
     """Disconnect grace expired: the player leaves (folding if in a hand) unless they came back."""
-    s = t.seat_of(d.participant_id)
-    if s is None or s.connected or s.grace_epoch != d.epoch or s.leaving:
-        t.stale_ignored += 1
-        return t.result("stale")
-    return t.result(await _leave(t, s, "disconnected"))
+    seat = table.seat_of(deadline.participant_id)
+    if seat is None or seat.connected or seat.grace_epoch != deadline.epoch or seat.leaving:
+        table.stale_ignored += 1
+        return table.result("stale")
+    return table.result(await _leave(table, seat, "disconnected"))
 
 
 COMMANDS: dict[type, Handler] = {

@@ -30,147 +30,151 @@ from felt_table.commands.recovery import paused
 from felt_table.model.table import Handler, Table
 
 
-def legal_model(la: engine.LegalActions) -> LegalActions:
+def legal_model(legal: engine.LegalActions) -> LegalActions:
     """The engine's legal actions as the contracts' model (`bet_add` only where amounts are
     chips added now, `draw` as 0..its maximum)."""
 
-    def b(x: engine.Bounds | None) -> Bounds | None:
-        return Bounds(min=x.min, max=x.max) if x else None
+    def bounds(engine_bounds: engine.Bounds | None) -> Bounds | None:
+        return Bounds(min=engine_bounds.min, max=engine_bounds.max) if engine_bounds else None
 
     return LegalActions(
-        fold=la.fold,
-        check=la.check,
-        call=la.call,
-        bet=b(la.bet),
-        raise_to=b(la.raise_to),
-        all_in=la.all_in,
-        draw=Bounds(min=0, max=la.draw) if la.draw is not None else None,
-        bet_add=b(la.bet_add) if la.add_now else None,
+        fold=legal.fold,
+        check=legal.check,
+        call=legal.call,
+        bet=bounds(legal.bet),
+        raise_to=bounds(legal.raise_to),
+        all_in=legal.all_in,
+        draw=Bounds(min=0, max=legal.draw) if legal.draw is not None else None,
+        bet_add=bounds(legal.bet_add) if legal.add_now else None,
     )
 
 
-def summary(t: Table) -> TableSummary:
+def summary(table: Table) -> TableSummary:
     return TableSummary(
-        config=t.config,
-        players=len(t.seats),
-        hand_running=t.hand_running,
-        hand_id=t.state.hand_id if t.hand_running and t.state else None,
-        last_seq=t.events.seq,
-        hands_played=t.hands_played,
-        closed=t.closed,
+        config=table.config,
+        players=len(table.seats),
+        hand_running=table.hand_running,
+        hand_id=table.state.hand_id if table.hand_running and table.state else None,
+        last_seq=table.events.seq,
+        hands_played=table.hands_played,
+        closed=table.closed,
     )
 
 
-def view(t: Table, viewer: str | None) -> TableView:
-    me = t.seat_of(viewer) if viewer else None
+def view(table: Table, viewer: str | None) -> TableView:
+    me = table.seat_of(viewer) if viewer else None
     seats = []
-    for s in sorted(t.seats.values(), key=lambda x: x.seat):
+    for seat in sorted(table.seats.values(), key=lambda other: other.number):
         status: SeatStatus = (
             "leaving"
-            if s.leaving
+            if seat.leaving
             else "sitting_out"
-            if s.sitting_out
-            else ("playing" if t.in_hand(s.seat) and t.hand_participants.get(s.seat) == s.pid else "waiting")
+            if seat.sitting_out
+            else (
+                "playing"
+                if table.in_hand(seat.number) and table.hand_participants.get(seat.number) == seat.pid
+                else "waiting"
+            )
         )
         seats.append(
             SeatSummary(
-                seat=s.seat,
-                participant_id=s.pid,
-                kind=s.kind,
-                name=s.name,
-                stack=s.stack,
+                seat=seat.number,
+                participant_id=seat.pid,
+                kind=seat.kind,
+                name=seat.name,
+                stack=seat.stack,
                 status=status,
-                ready=s.ready,
-                connected=s.connected,
-                sitting_out=s.sitting_out,
+                ready=seat.ready,
+                connected=seat.connected,
+                sitting_out=seat.sitting_out,
             )
         )
-    hand = None
-    st = t.state
-    if st is not None:
-        my_seat = me.seat if me is not None and t.hand_participants.get(me.seat) == me.pid else None
-        v = sight(st, my_seat)
-        hand = HandView(
-            hand_id=st.hand_id or "",
-            rules_version=v.rules_version,
-            structure=v.structure,
-            street=v.street,
-            phase=v.phase,
-            button=v.button,
-            small_blind_seat=v.small_blind,
-            big_blind_seat=v.big_blind,
-            board=list(v.board),
-            pot=v.pot,
-            pots=tuple(PotView(amount=p["amount"], eligible=tuple(p["eligible"])) for p in v.pots),
-            to_match=v.to_match,
-            actor_seat_id=v.actor_seat,
-            turn_id=v.turn_id,
-            deadline=t.deadline if st.phase != "over" else None,
+    hand_view = None
+    hand = table.state
+    if hand is not None:
+        my_seat = me.number if me is not None and table.hand_participants.get(me.number) == me.pid else None
+        seen = sight(hand, my_seat)
+        hand_view = HandView(
+            hand_id=hand.hand_id or "",
+            rules_version=seen.rules_version,
+            structure=seen.structure,
+            street=seen.street,
+            phase=seen.phase,
+            button=seen.button,
+            small_blind_seat=seen.small_blind,
+            big_blind_seat=seen.big_blind,
+            board=list(seen.board),
+            pot=seen.pot,
+            pots=tuple(PotView(amount=pot["amount"], eligible=tuple(pot["eligible"])) for pot in seen.pots),
+            to_match=seen.to_match,
+            actor_seat_id=seen.actor_seat,
+            turn_id=seen.turn_id,
+            deadline=table.deadline if hand.phase != "over" else None,
             seats=[
                 HandSeat(
-                    seat=x.seat,
-                    participant_id=t.hand_participants.get(x.seat),
-                    stack=x.stack,
-                    bet=x.bet,
-                    committed=x.committed,
-                    folded=x.folded,
-                    all_in=x.all_in,
-                    card_count=x.card_count,
-                    cards=list(x.cards) if x.cards is not None else None,
-                    shown=x.shown,
-                    leaving=x.leaving,
-                    payout=x.payout,
-                    hand_name=x.hand_name,
+                    seat=seen_seat.seat,
+                    participant_id=table.hand_participants.get(seen_seat.seat),
+                    stack=seen_seat.stack,
+                    bet=seen_seat.bet,
+                    committed=seen_seat.committed,
+                    folded=seen_seat.folded,
+                    all_in=seen_seat.all_in,
+                    card_count=seen_seat.card_count,
+                    cards=list(seen_seat.cards) if seen_seat.cards is not None else None,
+                    shown=seen_seat.shown,
+                    leaving=seen_seat.leaving,
+                    payout=seen_seat.payout,
+                    hand_name=seen_seat.hand_name,
                 )
-                for x in v.seats
+                for seen_seat in seen.seats
             ],
-            hole_cards=list(v.hole_cards) if v.hole_cards is not None else None,
-            legal_actions=legal_model(v.legal_actions) if v.legal_actions is not None else None,
-            preaction=v.preaction,
-            showdown=v.showdown,
-            preactions_available=list(v.preactions_available) if v.preactions_available is not None else None,
-            time_bank_seconds=t.bank_of(t.hand_participants.get(st.actor_seat))
-            if st.phase != "over" and st.actor_seat is not None
+            hole_cards=list(seen.hole_cards) if seen.hole_cards is not None else None,
+            legal_actions=legal_model(seen.legal_actions) if seen.legal_actions is not None else None,
+            preaction=seen.preaction,
+            showdown=seen.showdown,
+            preactions_available=list(seen.preactions_available) if seen.preactions_available is not None else None,
+            time_bank_seconds=table.bank_of(table.hand_participants.get(hand.actor_seat))
+            if hand.phase != "over" and hand.actor_seat is not None
             else None,
-            in_time_bank=t.bank_run is not None and st.phase != "over",
+            in_time_bank=table.bank_run is not None and hand.phase != "over",
         )
     return TableView(
-        table_id=t.tid,
-        rules_version=t.config.rules_version,
-        config=t.config,
-        seq=t.events.seq,
-        your_seat_id=me.seat if me else None,
+        table_id=table.tid,
+        rules_version=table.config.rules_version,
+        config=table.config,
+        seq=table.events.seq,
+        your_seat_id=me.number if me else None,
         auto_rebuy=me.auto_rebuy if me else None,
-        can_show=me is not None and t.showable(me),
+        can_show=me is not None and table.showable(me),
         seats=tuple(seats),
-        hand=hand,
-        next_hand_at=t.next_hand_at,
-        paused=paused(t),
-        hands_played=t.hands_played,
-        closed=t.closed,
+        hand=hand_view,
+        next_hand_at=table.next_hand_at,
+        paused=paused(table),
+        hands_played=table.hands_played,
+        closed=table.closed,
     )
 
 
-async def get_view(t: Table, c: GetView) -> TableResult:
-    return t.result(view=view(t, c.viewer))
+async def get_view(table: Table, command: GetView) -> TableResult:
+    return table.result(view=view(table, command.viewer))
 
 
-async def get_events(t: Table, c: GetEvents) -> TableResult:
-    return t.result(events=await t.events.since(c.after_seq, c.viewer, c.limit))
+async def get_events(table: Table, command: GetEvents) -> TableResult:
+    return table.result(events=await table.events.since(command.after_seq, command.viewer, command.limit))
 
 
-async def get_hand(t: Table, c: GetHand) -> TableResult:
-    await t.events.flush()
-    row = await t.deps.store.hand(t.tid, c.hand_id)
+async def get_hand(table: Table, command: GetHand) -> TableResult:
+    await table.events.flush()
+    row = await table.deps.store.hand(table.tid, command.hand_id)
     if row is None:
-        raise BusError(ErrorCode.NOT_FOUND, "no such finished hand at this table", hand_id=c.hand_id)
-    return t.result(hand=history.history(json.loads(row["record"]), c.viewer, c.format))
+        raise BusError(ErrorCode.NOT_FOUND, "no such finished hand at this table", hand_id=command.hand_id)
+    return table.result(hand=history.history(json.loads(row["record"]), command.viewer, command.format))
 
 
-async def list_hands(t: Table, c: ListHands) -> TableResult:
-    await t.events.flush()
-    rows = await t.deps.store.hands(t.tid, c.participant_id, c.limit)
-    return t.result(hands=tuple(history.summary(json.loads(r["record"])) for r in rows))
+async def list_hands(table: Table, command: ListHands) -> TableResult:
+    await table.events.flush()
+    rows = await table.deps.store.hands(table.tid, command.participant_id, command.limit)
+    return table.result(hands=tuple(history.summary(json.loads(row["record"])) for row in rows))
 
 
 COMMANDS: dict[type, Handler] = {GetView: get_view, GetEvents: get_events, GetHand: get_hand, ListHands: list_hands}

@@ -51,7 +51,7 @@ def engine_error(exc: EngineError) -> BusError:
 
 @dataclass
 class Seat:
-    seat: int
+    number: int
     pid: str
     owner: str
     kind: ParticipantKind
@@ -161,7 +161,7 @@ class Table:
     def played(self, s: Seat) -> bool:
         """This seat's occupant (not a later one on the same seat) was dealt into the current hand."""
         st = self.state
-        return st is not None and st.index_of(s.seat) is not None and self.hand_participants.get(s.seat) == s.pid
+        return st is not None and st.index_of(s.number) is not None and self.hand_participants.get(s.number) == s.pid
 
     def note_credential(self, command: object) -> None:
         """A seated participant's command names the credential it came with: the seat's limits
@@ -182,7 +182,7 @@ class Table:
         st = self.state
         if st is None or st.phase != "over" or not self.played(s):
             return False
-        i = st.index_of(s.seat)
+        i = st.index_of(s.number)
         return i is not None and st.shown[i] is None
 
     def bank_of(self, pid: str | None) -> float | None:
@@ -203,7 +203,7 @@ class Table:
     def eligible(self, *, need_ready: bool) -> list[Seat]:
         """Seats that can be dealt in now, in seat order (the profile says who covers the forced bet)."""
         out = []
-        for s in sorted(self.seats.values(), key=lambda x: x.seat):
+        for s in sorted(self.seats.values(), key=lambda x: x.number):
             if s.sitting_out or s.leaving or not s.connected:
                 continue
             if need_ready and not s.ready:
