@@ -48,10 +48,10 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
 
     async def known() -> dict[str, TableConfig]:
         """Every table of the room: the configured ones and those operators created."""
-        configs = {c.table_id: c for c in load_tables(settings.default_tables, settings.tables_file)}
+        configs = {config.table_id: config for config in load_tables(settings.default_tables, settings.tables_file)}
         for raw in await store.created_tables():
-            c = TableConfig.model_validate_json(raw)
-            configs.setdefault(c.table_id, c)
+            config = TableConfig.model_validate_json(raw)
+            configs.setdefault(config.table_id, config)
         return configs
 
     @ctx.on_startup
@@ -68,8 +68,8 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
             await rooms.replica.start()
         else:
             claims = await registry.claims()  # read once for every table, not once per table
-            for c in (await known()).values():  # restart policy: every open hand cancelled, seats cleared
-                await rooms.open(c, claims.get(c.table_id, []))
+            for config in (await known()).values():  # restart policy: every open hand cancelled, seats cleared
+                await rooms.open(config, claims.get(config.table_id, []))
         log.info("tables open", extra={"tables": len(rooms.actors)})
 
     @ctx.on_shutdown

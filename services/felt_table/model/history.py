@@ -15,34 +15,34 @@ from felt_engine.views import visible_operations
 
 
 def record_of(
-    st: HandState, table_id: str, status: str, participants: dict[int, str], started_at: str, ended_at: str
+    hand: HandState, table_id: str, status: str, participants: dict[int, str], started_at: str, ended_at: str
 ) -> dict[str, Any]:
     """Everything needed later (private cards included; redacted when read)."""
     return {
-        "hand_id": st.hand_id,
+        "hand_id": hand.hand_id,
         "table_id": table_id,
-        "rules_version": st.rules_version,
+        "rules_version": hand.rules_version,
         "status": status,
-        "game": st.profile.game,
-        "structure": st.structure.value,
-        "blinds": st.profile.blinds,
-        "small_blind": st.stakes.small_blind,
-        "big_blind": st.stakes.big_blind,
-        "ante": st.stakes.ante,
-        "ante_mode": st.stakes.ante_mode,
-        "straddle": st.stakes.straddle,
-        "bet_unit": bet_unit(st.profile, st.stakes),
-        "seats": list(st.seats),
-        "button": st.button_seat,
-        "participants": {str(s): p for s, p in participants.items()},
-        "starting_stacks": list(st.starting_stacks),
-        "final_stacks": list(st.stacks),
-        "board": [card_str(c) for c in st.board],
-        "pot": sum(st.contrib),
-        "showdown": st.showdown,
+        "game": hand.profile.game,
+        "structure": hand.structure.value,
+        "blinds": hand.profile.blinds,
+        "small_blind": hand.stakes.small_blind,
+        "big_blind": hand.stakes.big_blind,
+        "ante": hand.stakes.ante,
+        "ante_mode": hand.stakes.ante_mode,
+        "straddle": hand.stakes.straddle,
+        "bet_unit": bet_unit(hand.profile, hand.stakes),
+        "seats": list(hand.seats),
+        "button": hand.button_seat,
+        "participants": {str(seat): pid for seat, pid in participants.items()},
+        "starting_stacks": list(hand.starting_stacks),
+        "final_stacks": list(hand.stacks),
+        "board": [card_str(card) for card in hand.board],
+        "pot": sum(hand.contrib),
+        "showdown": hand.showdown,
         "started_at": started_at,
         "ended_at": ended_at,
-        "operations": [op.to_dict() for op in st.operations if op.kind != "burn"],
+        "operations": [op.to_dict() for op in hand.operations if op.kind != "burn"],
     }
 
 
@@ -64,7 +64,7 @@ def to_phh(rec: dict[str, Any], viewer_seat: int | None) -> str:
         rec["starting_stacks"],
         rec["final_stacks"],
         [Operation.from_dict(op) for op in rec["operations"]],
-        players={int(s): p for s, p in rec["participants"].items()},
+        players={int(seat): pid for seat, pid in rec["participants"].items()},
         extra={"hand": rec["hand_id"], "table": rec["table_id"]},
     )
     order = hand.extra["seats"]  # Felt's seats in PHH order (hand_of)
@@ -88,15 +88,17 @@ def summary(rec: dict[str, Any]) -> HandSummary:
 
 
 def history(rec: dict[str, Any], viewer: str | None, fmt: str) -> HandHistory:
-    viewer_seat = next((int(s) for s, p in rec["participants"].items() if viewer is not None and p == viewer), None)
+    viewer_seat = next(
+        (int(seat) for seat, pid in rec["participants"].items() if viewer is not None and pid == viewer), None
+    )
     return HandHistory(
         summary=summary(rec),
         button=rec["button"],
-        starting_stacks={str(s): v for s, v in zip(rec["seats"], rec["starting_stacks"])},
-        final_stacks={str(s): v for s, v in zip(rec["seats"], rec["final_stacks"])},
+        starting_stacks={str(seat): stack for seat, stack in zip(rec["seats"], rec["starting_stacks"])},
+        final_stacks={str(seat): stack for seat, stack in zip(rec["seats"], rec["final_stacks"])},
         board=list(rec["board"]),
         operations=[
-            HandOperation(**{k: v for k, v in op.items() if k != "allIn"}, all_in=op["allIn"])
+            HandOperation(**{key: stack for key, stack in op.items() if key != "allIn"}, all_in=op["allIn"])
             for op in visible_operations([Operation.from_dict(op) for op in rec["operations"]], viewer_seat)
         ],
         phh=to_phh(rec, viewer_seat) if fmt == "phh" else None,

@@ -112,8 +112,8 @@ def check_config(cfg: TableConfig) -> Problem | None:
     if not profile.min_seats <= cfg.seats <= min(profile.max_seats, 10):
         return Problem("seats", f"seats must be {profile.min_seats}..{profile.max_seats}")
     for name in ("turn_seconds", "intermission_seconds"):
-        v = getattr(cfg, name)
-        if v is not None and not 0 < v <= 3600:
+        value = getattr(cfg, name)
+        if value is not None and not 0 < value <= 3600:
             return Problem(name, f"{name} must be in (0, 3600]")
     if cfg.auto_rebuy and profile.money != "buy_in":
         return Problem("auto_rebuy", "auto_rebuy needs a buy-in table")
@@ -146,7 +146,7 @@ def _forced_bets_problem(cfg: TableConfig, profile: RulesProfile) -> Problem | N
 
 
 def load_tables(default: bool, path: str) -> list[TableConfig]:
-    tables = {t.table_id: t for t in (DEFAULT_TABLES if default else [])}
+    tables = {config.table_id: config for config in (DEFAULT_TABLES if default else [])}
     if path:
         for raw in json.loads(Path(path).read_text()):
             cfg = TableConfig.model_validate(raw)

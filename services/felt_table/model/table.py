@@ -147,43 +147,52 @@ class Table:
         return TableResult(table_id=self.tid, seq=self.events.seq, status=status, **kw)
 
     def seat_of(self, pid: str) -> Seat | None:
-        return next((s for s in self.seats.values() if s.pid == pid), None)
+        return next((seat for seat in self.seats.values() if seat.pid == pid), None)
 
     def require_seat(self, pid: str) -> Seat:
-        s = self.seat_of(pid)
-        if s is None:
+        seat = self.seat_of(pid)
+        if seat is None:
             raise BusError(ErrorCode.NOT_SEATED, "not seated at this table", participant_id=pid)
-        return s
+        return seat
 
-    def in_hand(self, seat: int) -> bool:
-        return self.hand_running and self.state is not None and self.state.index_of(seat) is not None
+    def in_hand(self, number: int) -> bool:
+        """Seat `number` was dealt into the running hand."""
+        return self.hand_running and self.state is not None and self.state.index_of(number) is not None
 
-    def played(self, s: Seat) -> bool:
+    def played(self, seat: Seat) -> bool:
         """This seat's occupant (not a later one on the same seat) was dealt into the current hand."""
-        st = self.state
-        return st is not None and st.index_of(s.number) is not None and self.hand_participants.get(s.number) == s.pid
+        hand = self.state
+        return (
+            hand is not None
+            and hand.index_of(seat.number) is not None
+            and self.hand_participants.get(seat.number) == seat.pid
+        )
 
     def note_credential(self, command: object) -> None:
         """A seated participant's command names the credential it came with: the seat's limits
         checks name it from now on (a new key or token carries its own policy)."""
         cred = getattr(command, "credential_id", None)
-        if cred is not None and (s := self.seat_of(getattr(command, "participant_id", ""))) is not None:
-            s.credential = cred
+        if cred is not None and (seat := self.seat_of(getattr(command, "participant_id", ""))) is not None:
+            seat.credential = cred
 
     def hand_plays(self) -> dict[int, str | None] | None:
         """Balance tables: the play session of each seat dealt into the hand (None elsewhere)."""
         if not self.balance_plays:
             return None
-        return {n: s.play_id for n, s in self.seats.items() if self.hand_participants.get(n) == s.pid}
+        return {
+            number: seat.play_id
+            for number, seat in self.seats.items()
+            if self.hand_participants.get(number) == seat.pid
+        }
 
-    def showable(self, s: Seat) -> bool:
+    def showable(self, seat: Seat) -> bool:
         """May this seat show its cards now? Once the hand it played is over, until the next deal,
         unless they are already shown (the Texas Hold'em rules' voluntary reveal)."""
-        st = self.state
-        if st is None or st.phase != "over" or not self.played(s):
+        hand = self.state
+        if hand is None or hand.phase != "over" or not self.played(seat):
             return False
-        i = st.index_of(s.number)
-        return i is not None and st.shown[i] is None
+        i = hand.index_of(seat.number)
+        return i is not None and hand.shown[i] is None
 
     def bank_of(self, pid: str | None) -> float | None:
         """A player's time bank as shown to clients (None: this table has no time bank)."""
@@ -203,14 +212,14 @@ class Table:
     def eligible(self, *, need_ready: bool) -> list[Seat]:
         """Seats that can be dealt in now, in seat order (the profile says who covers the forced bet)."""
         out = []
-        for s in sorted(self.seats.values(), key=lambda x: x.number):
-            if s.sitting_out or s.leaving or not s.connected:
+        for seat in sorted(self.seats.values(), key=lambda other: other.number):
+            if seat.sitting_out or seat.leaving or not seat.connected:
                 continue
-            if need_ready and not s.ready:
+            if need_ready and not seat.ready:
                 continue
-            if not eligible_stack(self.profile, self.stakes, s.stack):
+            if not eligible_stack(self.profile, self.stakes, seat.stack):
                 continue
-            out.append(s)
+            out.append(seat)
         return out
 
 

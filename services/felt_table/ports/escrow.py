@@ -84,18 +84,18 @@ class Escrow:
             self.deps.ask(
                 subjects.WALLET_COMMIT,
                 Commit(
-                    message_id=f"{hand_id}:{base + k}",
+                    message_id=f"{hand_id}:{base + offset}",
                     account_id=participants[seat],
                     table_id=self.tid,
                     hand_id=hand_id,
-                    seq=base + k,
+                    seq=base + offset,
                     amount=amount,
                     from_available=self.balance_plays,
                     session_id=(plays or {}).get(seat),
                 ),
                 CommitResult,
             )
-            for k, (seat, amount) in enumerate(ops)
+            for offset, (seat, amount) in enumerate(ops)
         ]
         if len(commits) == 1:
             try:
@@ -107,8 +107,8 @@ class Escrow:
             self.commit_seq += 1
             return
         outcomes = await asyncio.gather(*commits, return_exceptions=True)
-        refused = [x for x in outcomes if isinstance(x, BaseException)]
-        if len(refused) < len(outcomes) or any(retryable(x) for x in refused):  # a cancel must refund it
+        refused = [refusal for refusal in outcomes if isinstance(refusal, BaseException)]
+        if len(refused) < len(outcomes) or any(retryable(refusal) for refusal in refused):  # a cancel must refund it
             self.commit_seq = base + len(outcomes)
         if refused:
             raise refused[0]

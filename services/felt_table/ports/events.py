@@ -65,12 +65,12 @@ class Events:
     async def flush(self) -> None:
         """Persist the pending events (and finished hand, hand end, acknowledgements) in one
         transaction, then publish them."""
-        w = Write(self.outbox, self.finished_hand, self.hand_end, self.acked_ends)
+        write = Write(self.outbox, self.finished_hand, self.hand_end, self.acked_ends)
         self.outbox, self.finished_hand, self.hand_end, self.acked_ends = [], None, None, []
-        if w.empty():
+        if write.empty():
             return
-        await self.deps.store.write(w)
-        events = w.events
+        await self.deps.store.write(write)
+        events = write.events
         for ev in events:
             if (counted := HAND_EVENTS.get(ev["kind"])) is not None:
                 HANDS.labels(counted).inc()
@@ -114,7 +114,7 @@ class Events:
         """Stored events after `after_seq` as `viewer` may see them (gap filling)."""
         await self.flush()
         rows = await self.deps.store.events(self.tid, after_seq, limit)
-        return tuple(r for r in (render(ev, viewer) for ev in rows) if r is not None)
+        return tuple(event for event in (render(ev, viewer) for ev in rows) if event is not None)
 
 
 def private_copy_for(ev: dict[str, Any]) -> str | None:
@@ -131,13 +131,13 @@ def render(ev: dict[str, Any], viewer: str | None) -> TableEvent | None:
     if ev.get("private_to") and ev["private_to"] != viewer:
         return None
     private = bool(ev.get("private_to")) or (viewer is not None and private_copy_for(ev) == viewer)
-    d = {k: v for k, v in ev.items() if k in FIELDS}
-    d["event_id"] = f"{ev['table_id']}:{ev['seq']}" + (f":{viewer}" if private else "")
-    d["private"] = private
-    d["cards"], d["discarded"], d["amount"] = seen_by(
+    fields = {key: value for key, value in ev.items() if key in FIELDS}
+    fields["event_id"] = f"{ev['table_id']}:{ev['seq']}" + (f":{viewer}" if private else "")
+    fields["private"] = private
+    fields["cards"], fields["discarded"], fields["amount"] = seen_by(
         ev["kind"], ev.get("cards") or (), ev.get("discarded") or (), ev.get("amount", 0), private
     )
-    for k in ("cards", "discarded"):
-        if k in d and d[k] is not None:
-            d[k] = tuple(d[k])
-    return TableEvent(**{k: v for k, v in d.items() if v is not None or k in ("seat",)})
+    for key in ("cards", "discarded"):
+        if key in fields and fields[key] is not None:
+            fields[key] = tuple(fields[key])
+    return TableEvent(**{key: value for key, value in fields.items() if value is not None or key in ("seat",)})

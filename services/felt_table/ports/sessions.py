@@ -54,18 +54,18 @@ class Sessions:
             )
         )
 
-    async def allow_hand(self, s: Seated, hand_id: str, forced_bet: int = 0, stack: int | None = None) -> int | None:
+    async def allow_hand(self, seat: Seated, hand_id: str, forced_bet: int = 0, stack: int | None = None) -> int | None:
         """Before a deal; the seat's `forced_bet` in it (ante, blinds) also counts against the wager
         caps. With the seat's `stack` (buy-in tables): the hand's allowance, what the seat may
         commit in it under every wager cap (None: no bound but the stack)."""
         decision = await self._limits(
             LimitsCheck(
-                message_id=f"{hand_id}:{s.pid}:start",
+                message_id=f"{hand_id}:{seat.pid}:start",
                 kind=CheckKind.START_HAND,
-                owner_id=s.owner,
-                participant_id=s.pid,
-                credential_id=s.credential,
-                session_id=s.limits_session,
+                owner_id=seat.owner,
+                participant_id=seat.pid,
+                credential_id=seat.credential,
+                session_id=seat.limits_session,
                 amount=forced_bet or None,
                 hand_id=hand_id,
                 stack=stack,
@@ -74,33 +74,33 @@ class Sessions:
         )
         return None if decision is None else decision.allowance
 
-    async def allow_wager(self, s: Seated, hand_id: str, n: int, amount: int) -> None:
+    async def allow_wager(self, seat: Seated, hand_id: str, commit_seq: int, amount: int) -> None:
         """Before a voluntary action commits chips where the balance plays (`ante-nl-1`; at buy-in
         tables the hand's allowance bounds the actions instead); keyed by the hand's next commit,
         seat and amount, so a resent check counts once."""
         await self._limits(
             LimitsCheck(
-                message_id=f"{hand_id}:{n}:{s.pid}:{amount}:wager"[:200],
+                message_id=f"{hand_id}:{commit_seq}:{seat.pid}:{amount}:wager"[:200],
                 kind=CheckKind.WAGER,
-                owner_id=s.owner,
-                participant_id=s.pid,
-                credential_id=s.credential,
-                session_id=s.limits_session,
+                owner_id=seat.owner,
+                participant_id=seat.pid,
+                credential_id=seat.credential,
+                session_id=seat.limits_session,
                 amount=amount,
                 hold=True,
             )
         )
 
-    async def allow_continue(self, hand_id: str, s: Seated) -> None:
+    async def allow_continue(self, hand_id: str, seat: Seated) -> None:
         """After a settled hand (counted once per hand: the hand id keys the check)."""
         await self._limits(
             LimitsCheck(
-                message_id=f"{hand_id}:{s.pid}:continue",
+                message_id=f"{hand_id}:{seat.pid}:continue",
                 kind=CheckKind.CONTINUE_SESSION,
-                owner_id=s.owner,
-                participant_id=s.pid,
-                credential_id=s.credential,
-                session_id=s.limits_session,
+                owner_id=seat.owner,
+                participant_id=seat.pid,
+                credential_id=seat.credential,
+                session_id=seat.limits_session,
             )
         )
 
@@ -109,15 +109,15 @@ class Sessions:
         """Run independent checks together (one round trip for the table, not one per seat);
         each seat's answer or refusal, in order. Only `BusError`s are answers; anything else raises."""
         outcomes = await asyncio.gather(*checks, return_exceptions=True)
-        for x in outcomes:
-            if isinstance(x, BaseException) and not isinstance(x, BusError):
-                raise x
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, BusError):
+                raise outcome
         return outcomes  # type: ignore[return-value]  # every exception left is a BusError
 
     @classmethod
     async def refusals(cls, checks: list[Awaitable[None]]) -> list[BusError | None]:
         """Each seat's refusal or None, in order (see `answers`)."""
-        return [x if isinstance(x, BusError) else None for x in await cls.answers(checks)]
+        return [outcome if isinstance(outcome, BusError) else None for outcome in await cls.answers(checks)]
 
     async def claim(self, pid: str) -> str | None:
         """Claim the participant's one active session for this table; the other table that

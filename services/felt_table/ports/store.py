@@ -88,23 +88,23 @@ class Store:
     async def hands_played(self, table_id: str) -> int:
         """Settled hands of the table (a room limited by hands counts them)."""
         async with self.engine.connect() as conn:
-            v = (
+            value = (
                 await conn.execute(
                     sa.select(sa.func.count())
                     .select_from(table_hands)
                     .where(table_hands.c.table_id == table_id, table_hands.c.status == "settled")
                 )
             ).scalar()
-        return int(v or 0)
+        return int(value or 0)
 
     async def last_seq(self, table_id: str) -> int:
         async with self.engine.connect() as conn:
-            v = (
+            value = (
                 await conn.execute(
                     sa.select(sa.func.max(table_events.c.seq)).where(table_events.c.table_id == table_id)
                 )
             ).scalar()
-        return int(v or 0)
+        return int(value or 0)
 
     async def pending_ends(self, table_id: str) -> list[tuple[str, str]]:
         """(kind, request) of every hand end of this table the wallet has not acknowledged."""
@@ -116,9 +116,9 @@ class Store:
                     .order_by(table_hand_ends.c.hand_id)
                 )
             ).all()
-        return [(k, r) for k, r in rows]
+        return [(k, row) for k, row in rows]
 
-    async def write(self, w: Write) -> None:
+    async def write(self, write: Write) -> None:
         """Persist one command's `Write`; returns once committed.
 
         Commands of different tables that flush while a transaction is in progress share the
@@ -126,7 +126,7 @@ class Store:
         instead of one per command. Should a shared transaction fail, each command is written
         alone, so one bad write fails only its own command."""
         done = asyncio.get_running_loop().create_future()
-        self._pending.append((w, done))
+        self._pending.append((write, done))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._drain())
         await done
@@ -135,13 +135,13 @@ class Store:
         while self._pending:
             batch, self._pending = self._pending, []
             try:
-                await self._write([w for w, _ in batch])
+                await self._write([write for write, _ in batch])
                 outcomes: list[BaseException | None] = [None] * len(batch)
             except Exception:  # noqa: BLE001 - retried one by one below
                 outcomes = []
-                for w, _ in batch:
+                for write, _ in batch:
                     try:
-                        await self._write([w])
+                        await self._write([write])
                         outcomes.append(None)
                     except Exception as exc:  # noqa: BLE001 - that command's own failure
                         outcomes.append(exc)
@@ -173,7 +173,7 @@ class Store:
                 .scalars()
                 .all()
             )
-        return [json.loads(r) for r in rows]
+        return [json.loads(row) for row in rows]
 
     async def hand(self, table_id: str, hand_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
@@ -191,13 +191,13 @@ class Store:
         return dict(row) if row else None
 
     async def hands(self, table_id: str, participant_id: str | None, limit: int) -> list[dict[str, Any]]:
-        q = sa.select(table_hands).where(table_hands.c.table_id == table_id)
+        query = sa.select(table_hands).where(table_hands.c.table_id == table_id)
         if participant_id:
-            q = q.where(table_hands.c.participants.like(f'%"{participant_id}"%'))
-        q = q.order_by(table_hands.c.ended_at.desc()).limit(limit)
+            query = query.where(table_hands.c.participants.like(f'%"{participant_id}"%'))
+        query = query.order_by(table_hands.c.ended_at.desc()).limit(limit)
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(q)).mappings().all()
-        return [dict(r) for r in rows]
+            rows = (await conn.execute(query)).mappings().all()
+        return [dict(row) for row in rows]
 
 
 def _jsonable(value: Any) -> Any:
@@ -223,17 +223,17 @@ def _write(conn: sa.Connection, writes: list[Write]) -> None:
     """One transaction of many commands' writes (on SQLite in the store's own thread)."""
     rows = [
         {
-            "table_id": e["table_id"],
-            "seq": e["seq"],
-            "hand_id": e.get("hand_id"),
-            "body": json.dumps(e, default=_jsonable),
+            "table_id": event["table_id"],
+            "seq": event["seq"],
+            "hand_id": event.get("hand_id"),
+            "body": json.dumps(event, default=_jsonable),
         }
-        for w in writes
-        for e in w.events
+        for write in writes
+        for event in write.events
     ]
-    hands = [w.hand for w in writes if w.hand is not None]
-    ends = [w.end for w in writes if w.end is not None]
-    acked = [h for w in writes for h in w.acked]
+    hands = [write.hand for write in writes if write.hand is not None]
+    ends = [write.end for write in writes if write.end is not None]
+    acked = [hand_id for write in writes for hand_id in write.acked]
     if rows:
         conn.execute(table_events.insert(), rows)
     if hands:

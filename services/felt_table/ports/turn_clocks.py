@@ -61,7 +61,8 @@ class TurnClocks:
     async def _send(self, items: list[tuple[ScheduleDeadline, Silent, float]]) -> None:
         sent = time.monotonic()
         deadlines = tuple(
-            d.model_copy(update={"delay_seconds": max(MIN_DELAY, d.delay - (sent - queued))}) for d, _, queued in items
+            deadline.model_copy(update={"delay_seconds": max(MIN_DELAY, deadline.delay - (sent - queued))})
+            for deadline, _, queued in items
         )
         try:
             res = await self.ask(
@@ -74,9 +75,9 @@ class TurnClocks:
             for on_silent in dict.fromkeys(s for _, s, _ in items):  # once per table (bound methods compare equal)
                 on_silent()
             return
-        for d, outcome in zip(deadlines, res.outcomes, strict=True):
+        for deadline, outcome in zip(deadlines, res.outcomes, strict=True):
             if outcome.error is not None:
-                log.warning("timer refused %s: %s", d.key, outcome.error.message)
+                log.warning("timer refused %s: %s", deadline.key, outcome.error.message)
 
     async def stop(self) -> None:
         if self.task:

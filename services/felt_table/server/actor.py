@@ -37,26 +37,26 @@ from felt_table.ports.retry import retryable
 log = logging.getLogger("felt.table.actor")
 
 
-async def fired(t: Table, f: Fired) -> TableResult:
+async def fired(table: Table, command: Fired) -> TableResult:
     """A deadline, routed by what it was set for (each handler ignores a stale one)."""
-    d = f.deadline
-    match d:
+    deadline = command.deadline
+    match deadline:
         case TurnDeadline():
-            return await play.turn_over(t, d)
+            return await play.turn_over(table, deadline)
         case GraceDeadline():
-            return await seating.grace_over(t, d)
+            return await seating.grace_over(table, deadline)
         case AbsentDeadline():
-            return await seating.absent_over(t, d)
+            return await seating.absent_over(table, deadline)
         case IntermissionDeadline():
-            await hands.intermission_over(t, d.epoch)
+            await hands.intermission_over(table, deadline.epoch)
         case ClosesAtDeadline():
-            await closing.closes_at_came(t)
-    return t.result()
+            await closing.closes_at_came(table)
+    return table.result()
 
 
-async def do(t: Table, d: Do) -> TableResult:
-    await d.fn(t)
-    return t.result()
+async def do(table: Table, command: Do) -> TableResult:
+    await command.fn(table)
+    return table.result()
 
 
 COMMANDS: dict[type, Handler] = {**seating.COMMANDS, **play.COMMANDS, **views.COMMANDS, Fired: fired, Do: do}
@@ -109,8 +109,8 @@ class Recent:
             self.outcomes.popitem(last=False)
 
 
-async def _timer_silent(t: Table) -> None:
-    recovery.ping(t, "timer", hands.resumed)
+async def _timer_silent(table: Table) -> None:
+    recovery.ping(table, "timer", hands.resumed)
 
 
 class TableActor:
@@ -134,11 +134,11 @@ class TableActor:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def reset(self, held: Claims | None = None) -> None:
-        t = self.table
-        await seating.reset(t, held)
-        t.hands_played = await t.deps.store.hands_played(t.tid)
-        t.closed = closing.reason(t) is not None  # closed while away: the reset cashed every seat out
-        await closing.schedule(t)
+        table = self.table
+        await seating.reset(table, held)
+        table.hands_played = await table.deps.store.hands_played(table.tid)
+        table.closed = closing.reason(table) is not None  # closed while away: the reset cashed every seat out
+        await closing.schedule(table)
 
     def summary(self) -> TableSummary:
         return views.summary(self.table)

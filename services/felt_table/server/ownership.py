@@ -93,9 +93,9 @@ class Leases:
         except NoKeysError:
             return {}
         out = {}
-        for k in keys:
-            if (o := await self.owner(k)) is not None:
-                out[k] = o
+        for key in keys:
+            if (owner := await self.owner(key)) is not None:
+                out[key] = owner
         return out
 
     async def renew_all(self) -> None:

@@ -48,7 +48,7 @@ def default_replica_id(port: int) -> str:
     """Stable across a restart of the same pod/process slot, so a restarted replica takes its own
     leases back at once instead of waiting for them to lapse."""
     raw = f"{socket.gethostname()}-{port}"
-    return "".join(c if c.isalnum() or c in "-_" else "-" for c in raw)[:120]
+    return "".join(char if char.isalnum() or char in "-_" else "-" for char in raw)[:120]
 
 
 class Replica:
@@ -101,9 +101,9 @@ class Replica:
         except NoKeysError:
             keys = []
         out = {}
-        for k in keys:
+        for key in keys:
             try:
-                out[k] = int((await self.members.get(k)).value or b"0")
+                out[key] = int((await self.members.get(key)).value or b"0")
             except (KeyNotFoundError, ValueError):
                 continue
         out.setdefault(self.id, len(self.leases.held))
@@ -171,7 +171,7 @@ class Replica:
     async def create(self, req: CreateTable) -> TableSummary:
         """New tables go to the least-loaded live replica (this one on a tie)."""
         live = await self.live()
-        target = min(live, key=lambda r: (live[r], r != self.id))
+        target = min(live, key=lambda replica: (live[replica], replica != self.id))
         if target == self.id:
             return await self.create_here(req.config)
         return await call(self.broker, subjects.table_replica(target, "create"), req, TableSummary, timeout=self.ttl)
@@ -184,16 +184,19 @@ class Replica:
 
     async def lobby(self, req: ListTables) -> TableList:
         """Every replica's tables: this one's and the others' (asked together)."""
-        others = [r for r in await self.live() if r != self.id]
+        others = [replica for replica in await self.live() if replica != self.id]
         answers = await asyncio.gather(
-            *(call(self.broker, subjects.table_replica(r, "list"), req, TableList, timeout=2) for r in others),
+            *(
+                call(self.broker, subjects.table_replica(replica, "list"), req, TableList, timeout=2)
+                for replica in others
+            ),
             return_exceptions=True,
         )
         tables = list(self.rooms.summaries(req.kind))
-        for a in answers:
-            if isinstance(a, TableList):
-                tables.extend(a.tables)
-        return TableList(tables=sorted(tables, key=lambda t: t.config.table_id))
+        for answer in answers:
+            if isinstance(answer, TableList):
+                tables.extend(answer.tables)
+        return TableList(tables=sorted(tables, key=lambda summary: summary.config.table_id))
 
     async def forward_event(self, what: str, table_id: str, body: bytes) -> None:
         """A timer event for a table another replica owns: to that replica."""

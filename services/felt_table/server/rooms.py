@@ -64,17 +64,17 @@ class Rooms:
 
     def summaries(self, kind: ParticipantKind | None) -> list[TableSummary]:
         out = []
-        for a in self.actors.values():
-            adm = a.config.admission
+        for actor in self.actors.values():
+            adm = actor.config.admission
             if (
                 kind is not None
                 and adm is not Admission.MIXED
                 and ((adm is Admission.AGENTS_ONLY) != (kind is ParticipantKind.AGENT))
             ):
                 continue
-            out.append(a.summary())
+            out.append(actor.summary())
         return out
 
     async def stop(self) -> None:
-        for a in self.actors.values():
-            await a.stop()
+        for actor in self.actors.values():
+            await actor.stop()
