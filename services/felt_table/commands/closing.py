@@ -59,7 +59,7 @@ async def close_if_due(table: Table) -> bool:
         recovery.ping(table, "wallet", lambda table, _: close_if_due(table))  # the rest once the wallet answers
         return False
     table.closed = True
-    table.next_hand_at = None
+    table.intermission.next_hand_at = None
     table.emit("table_closed", amount=table.hands_played, detail=why)
     return True
 

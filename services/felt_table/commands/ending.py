@@ -21,17 +21,16 @@ from __future__ import annotations
 import logging
 from functools import partial
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from felt_contracts.wallet import CancelHand, Settle
 from felt_runtime.bus import BusError
 from felt_table.commands.recovery import wait_for
 from felt_table.model.table import Do, Table
+from felt_table.ports.escrow import HandEnd
 from felt_table.ports.retry import retryable, until_answered
 
 log = logging.getLogger("felt.table.ending")
 
-HandEnd = Settle | CancelHand
 After = Callable[[Table], Awaitable[None]]
 
 
@@ -111,5 +110,5 @@ async def replay(table: Table) -> int:
     return len(pending)
 
 
-def kind_of(req: Any) -> str:
+def kind_of(req: HandEnd) -> str:
     return "settle" if isinstance(req, Settle) else "cancel"

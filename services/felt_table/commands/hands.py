@@ -47,24 +47,24 @@ async def schedule_next_hand(table: Table) -> None:
     if (
         table.config.start_mode is not StartMode.AUTO
         or table.hand_running
-        or table.next_hand_at is not None
+        or table.intermission.next_hand_at is not None
         or not table.can_deal
     ):
         return
     if len(table.eligible(need_ready=False)) < 2:
         return
-    table.intermission_epoch += 1
+    table.intermission.epoch += 1
     due = await table.timers.schedule(
-        IntermissionDeadline(table_id=table.tid, epoch=table.intermission_epoch), table.intermission_seconds
+        IntermissionDeadline(table_id=table.tid, epoch=table.intermission.epoch), table.intermission.seconds
     )
-    table.next_hand_at = due or now() + timedelta(seconds=table.intermission_seconds)
+    table.intermission.next_hand_at = due or now() + timedelta(seconds=table.intermission.seconds)
 
 
 async def intermission_over(table: Table, epoch: int) -> None:
-    if epoch != table.intermission_epoch or table.next_hand_at is None:
+    if epoch != table.intermission.epoch or table.intermission.next_hand_at is None:
         table.stale_ignored += 1
         return
-    table.next_hand_at = None
+    table.intermission.next_hand_at = None
     if not table.hand_running:
         if not await deal(table, need_ready=False):
             await schedule_next_hand(table)
@@ -169,12 +169,12 @@ async def deal(table: Table, *, need_ready: bool) -> bool:
         await ending.cancel(table, hand_id, after_hand)
         return False
     table.state = step.state
-    if table.time_bank is not None:  # once per hand (idempotent per hand id at the timer)
+    if table.banks.policy is not None:  # once per hand (idempotent per hand id at the timer)
         pids = [
-            pid for pid in table.hand_participants.values() if bank_use(table.tid, pid, table.time_bank) is not None
+            pid for pid in table.hand_participants.values() if bank_use(table.tid, pid, table.banks.policy) is not None
         ]
-        banks = await table.timers.refill_banks(hand_id, pids, table.time_bank) if pids else None
-        table.banks.update(banks or {})
+        banks = await table.timers.refill_banks(hand_id, pids, table.banks.policy) if pids else None
+        table.banks.balances.update(banks or {})
     await accepted(table, step.ops)
     return True
 
@@ -196,9 +196,9 @@ async def resumed(table: Table, service: str) -> None:
             table.timers.schedule_soon(
                 TurnDeadline(table_id=table.tid, hand_id=hand.hand_id, turn=hand.turn_id, seat=hand.actor_seat),
                 left,
-                bank_use(table.tid, table.hand_participants.get(hand.actor_seat), table.time_bank),
+                bank_use(table.tid, table.hand_participants.get(hand.actor_seat), table.banks.policy),
             )
-        table.next_hand_at = None  # an intermission deadline the timer never got
+        table.intermission.next_hand_at = None  # an intermission deadline the timer never got
     await schedule_next_hand(table)
 
 
@@ -244,7 +244,7 @@ async def abort(table: Table, exc: BusError) -> None:
             seat.stack = hand.starting_stacks[i]
     table.state = None
     table.deadline = None
-    table.end_bank_run()
+    table.banks.end_run()
     await ending.cancel(table, hand.hand_id, after_hand)
 
 
@@ -301,11 +301,11 @@ def turn(table: Table) -> None:
     assert hand is not None and hand.actor is not None
     seat = hand.seats[hand.actor]
     pid = table.hand_participants.get(seat)
-    table.end_bank_run()
+    table.banks.end_run()
     table.timers.schedule_soon(
         TurnDeadline(table_id=table.tid, hand_id=hand.hand_id, turn=hand.turn_id, seat=seat),
         table.turn_seconds,
-        bank_use(table.tid, pid, table.time_bank),
+        bank_use(table.tid, pid, table.banks.policy),
     )
     table.deadline = now() + timedelta(seconds=table.turn_seconds)
     legal = legal_model(betting.legal_actions_at(hand, hand.actor))
@@ -316,7 +316,7 @@ def turn(table: Table) -> None:
         participant_id=pid,
         deadline=table.deadline,
         legal_actions=legal,
-        time_bank_seconds=table.bank_of(pid),
+        time_bank_seconds=table.banks.shown(pid),
     )
     table.emit("turn", hand_id=hand.hand_id, seat=seat, participant_id=info.participant_id, turn=info)
 
@@ -336,7 +336,7 @@ async def finish(table: Table) -> None:
     table.events.finished_hand = _record(table, hand, "settled")
     table.hands_played += 1
     table.deadline = None
-    table.end_bank_run()
+    table.banks.end_run()
     for i, number in enumerate(hand.seats):  # stacks after the hand
         seat = table.seats.get(number)
         if seat is not None and seat.pid == table.hand_participants.get(number):

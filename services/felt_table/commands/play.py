@@ -155,13 +155,13 @@ async def bank_started(table: Table, started: BankStarted) -> TableResult:
     """The turn clock expired and the timer runs the actor's time bank: the deadline moves to
     the bank's end and clients see it (`time_bank` event). Stale ones are ignored."""
     running = _running_turn(table, started.deadline)
-    if running is None or table.time_bank is None:
+    if running is None or table.banks.policy is None:
         table.stale_ignored += 1
         return table.result("stale")
     hand, actor = running
     seat = started.deadline.seat
     pid = table.hand_participants.get(seat)
-    table.bank_run = BankRun(hand.hand_id or "", hand.turn_id, pid or "", started.turn_due_at, started.bank_seconds)
+    table.banks.run = BankRun(hand.hand_id or "", hand.turn_id, pid or "", started.turn_due_at, started.bank_seconds)
     table.deadline = started.due_at
     info = TurnInfo(
         hand_id=hand.hand_id or "",

@@ -23,7 +23,7 @@ log = logging.getLogger("felt.table.recovery")
 
 def paused(table: Table) -> str | None:
     """What the table waits for, as shown in its view (None: it is not waiting)."""
-    return "waiting for the " + ", ".join(sorted(table.waiting)) if table.waiting else None
+    return "waiting for the " + ", ".join(sorted(table.waits.requests)) if table.waits.requests else None
 
 
 def wait_for(
@@ -35,10 +35,10 @@ def wait_for(
     """`attempt` got no answer: retry it in the background; `then(t, result, refusal)` runs in
     the table's queue once `service` answered. The table is paused until every such retry of
     the service is answered."""
-    if not table.waiting.get(service):
+    if not table.waits.requests.get(service):
         table.emit("paused", detail=f"waiting for the {service}")
         log.warning("table paused: waiting for the %s", service, extra={"table_id": table.tid})
-    table.waiting[service] = table.waiting.get(service, 0) + 1
+    table.waits.requests[service] = table.waits.requests.get(service, 0) + 1
 
     async def run() -> None:
         try:
@@ -59,11 +59,11 @@ async def _answered(
     result: Any,
     refusal: BusError | None,
 ) -> None:
-    table.waiting[service] -= 1
+    table.waits.requests[service] -= 1
     if service == "wallet":  # it was away: the stacks follow its reserves before the next deal
         table.needs_reconcile = True
-    if not table.waiting[service]:
-        del table.waiting[service]
+    if not table.waits.requests[service]:
+        del table.waits.requests[service]
         table.emit("resumed", detail=f"the {service} answers")
         log.warning("table resumed: the %s answers", service, extra={"table_id": table.tid})
     await then(table, result, refusal)
@@ -71,15 +71,15 @@ async def _answered(
 
 def ping(table: Table, service: str, then: Callable[[Table, str], Awaitable[object]]) -> None:
     """Wait for `service` by its health subject (no request of ours is outstanding there)."""
-    if service in table.pinging:
+    if service in table.waits.pinging:
         return
-    table.pinging.add(service)
+    table.waits.pinging.add(service)
 
     async def health() -> HealthStatus:
         return await table.deps.ask(subjects.health(service), HealthRequest(), HealthStatus)
 
     async def back(table: Table, _: Any, __: BusError | None) -> None:
-        table.pinging.discard(service)
+        table.waits.pinging.discard(service)
         await then(table, service)
 
     wait_for(table, service, health, back)

@@ -133,10 +133,10 @@ def view(table: Table, viewer: str | None) -> TableView:
             preaction=seen.preaction,
             showdown=seen.showdown,
             preactions_available=list(seen.preactions_available) if seen.preactions_available is not None else None,
-            time_bank_seconds=table.bank_of(table.hand_participants.get(hand.actor_seat))
+            time_bank_seconds=table.banks.shown(table.hand_participants.get(hand.actor_seat))
             if hand.phase != "over" and hand.actor_seat is not None
             else None,
-            in_time_bank=table.bank_run is not None and hand.phase != "over",
+            in_time_bank=table.banks.run is not None and hand.phase != "over",
         )
     return TableView(
         table_id=table.tid,
@@ -148,7 +148,7 @@ def view(table: Table, viewer: str | None) -> TableView:
         can_show=me is not None and table.showable(me),
         seats=tuple(seats),
         hand=hand_view,
-        next_hand_at=table.next_hand_at,
+        next_hand_at=table.intermission.next_hand_at,
         paused=paused(table),
         hands_played=table.hands_played,
         closed=table.closed,

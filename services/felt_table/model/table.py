@@ -8,20 +8,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from felt_contracts.errors import ErrorCode
 from felt_contracts.names import EventKind
 from felt_contracts.table import ParticipantKind, TableConfig, TableResult
+from felt_contracts.timer import TimeBankPolicy
 from felt_engine.errors import EngineError
 from felt_engine.profiles import eligible_stack, get_profile
 from felt_engine.state import HandState
 from felt_runtime.bus import BusError
 from felt_table.ports.deadlines import Deadlines
 from felt_table.ports.deps import Deps
-from felt_table.ports.escrow import Escrow
+from felt_table.ports.escrow import Escrow, HandEnd
 from felt_table.ports.events import Events
 from felt_table.model.lobby import stakes_of
 from felt_runtime.backoff import Backoff
@@ -90,42 +91,90 @@ class BankRun:
         return max(0.0, self.granted - max(0.0, (at - self.turn_due_at).total_seconds()))
 
 
+@dataclass
+class TimeBanks:
+    """The table's time banks (docs/table.md "Player options"): the policy (None: the table has
+    none), each player's bank (exact after each hand's refill) and the one running for the turn."""
+
+    policy: TimeBankPolicy | None
+    balances: dict[str, float] = field(default_factory=dict)  # participant -> seconds
+    run: BankRun | None = None  # the actor's bank runs (their turn clock expired)
+
+    def shown(self, pid: str | None) -> float | None:
+        """A player's time bank as shown to clients (None: this table has no time bank)."""
+        if self.policy is None or pid is None:
+            return None
+        run = self.run
+        if run is not None and run.pid == pid:
+            return round(run.left(now()), 3)
+        return self.balances.get(pid, self.policy.initial_seconds)
+
+    def end_run(self) -> None:
+        """The turn whose bank ran is over: charge what it used (all of it on a timeout)."""
+        run, self.run = self.run, None
+        if run is not None:
+            self.balances[run.pid] = round(run.left(now()), 3)
+
+
+@dataclass
+class Intermission:
+    """The pause between hands at an auto-start table: how long it lasts, when the next hand is
+    due (None: not scheduled), and the epoch that tells its deadline from stale ones."""
+
+    seconds: float
+    next_hand_at: datetime | None = None
+    epoch: int = 0
+
+
+@dataclass
+class Waits:
+    """What the table waits for (docs/table.md "Waiting for a service"): it deals no hand while
+    any request of it is being retried."""
+
+    requests: dict[str, int] = field(default_factory=dict)  # service -> requests being retried there
+    pinging: set[str] = field(default_factory=set)  # services probed by their health subject
+
+
 class Table:
+    """One table's state, in groups: its rules, the seats and the hand, the ports it talks
+    through, the services it waits for, its life (hands played, closing), and what its actor sets."""
+
     def __init__(self, config: TableConfig, deps: Deps) -> None:
+        # the rules, fixed for the table's life
         self.config = config
         self.deps = deps
         self.profile = get_profile(config.rules_version)
         self.stakes = stakes_of(config)
         self.balance_plays = self.profile.money == "balance"
         self.turn_seconds = config.turn_seconds or deps.settings.turn_seconds
-        self.intermission_seconds = config.intermission_seconds or deps.settings.intermission_seconds
-        self.time_bank = config.time_bank  # None: no time bank at this table
-        self.banks: dict[str, float] = {}  # participant -> time bank (exact after each hand's refill)
-        self.bank_run: BankRun | None = None  # the actor's bank runs (their turn clock expired)
+        # the seats and the hand
         self.seats: dict[int, Seat] = {}
         self.state: HandState | None = None  # the current (or last finished) hand
-        self.hand_participants: dict[int, str] = {}
+        self.hand_participants: dict[int, str] = {}  # seat number -> participant dealt into the hand
         self.hand_started_at = ""
         self.button: int | None = None
-        self.deadline: datetime | None = None
-        self.next_hand_at: datetime | None = None
-        self.intermission_epoch = 0
-        self.stale_ignored = 0
+        self.deadline: datetime | None = None  # the running turn's
+        self.banks = TimeBanks(config.time_bank)
+        self.ending: HandEnd | None = None  # the hand's end the wallet has not answered yet
+        self.intermission = Intermission(config.intermission_seconds or deps.settings.intermission_seconds)
+        # the ports (each keyed by the table id)
         self.events = Events(config.table_id, deps)
         self.wallet = Escrow(config.table_id, deps, self.balance_plays)
         self.timers = Deadlines(config.table_id, deps)
         self.sessions = Sessions(config.table_id, deps)
+        # services that did not answer
         self.backoff = Backoff(deps.settings.retry_first_seconds, deps.settings.retry_max_seconds)
-        self.ending: Any = None  # the hand end (Settle/CancelHand) the wallet has not answered yet
-        self.waiting: dict[str, int] = {}  # service -> requests being retried there (the table is paused)
-        self.pinging: set[str] = set()  # services probed by their health subject
+        self.waits = Waits()
         self.needs_reconcile = False  # stacks are re-read from the wallet before the next deal
-        self.background: set[asyncio.Task[None]] = set()
-        self.post: Callable[[Any], None] = lambda command: None  # into this table's queue (set by the actor)
+        # the table's life
         self.hands_played = 0  # settled hands (config.max_hands counts them)
-        self.close_requested = False  # an operator closed the table (closing.py)
+        self.close_requested = False  # an operator closed the table (commands/closing.py)
         self.closed = False  # closed for good: no seats, no hands, joins refused
+        # the actor running the table
+        self.post: Callable[[object], None] = lambda command: None  # into this table's queue (set by the actor)
+        self.background: set[asyncio.Task[None]] = set()  # retries running for it
         self.command_id = ""  # the message id of the command being run (ids of what it causes derive from it)
+        self.stale_ignored = 0  # deadlines and timer events that came for a turn or epoch already past
 
     @property
     def tid(self) -> str:
@@ -138,7 +187,7 @@ class Table:
     @property
     def can_deal(self) -> bool:
         """No new hand while the last one's end is unanswered or a service is being waited for."""
-        return self.ending is None and not self.waiting
+        return self.ending is None and not self.waits.requests
 
     def emit(self, kind: EventKind, *, private_to: str | None = None, **fields: Any) -> dict[str, Any]:
         return self.events.emit(kind, private_to=private_to, **fields)
@@ -193,21 +242,6 @@ class Table:
             return False
         i = hand.index_of(seat.number)
         return i is not None and hand.shown[i] is None
-
-    def bank_of(self, pid: str | None) -> float | None:
-        """A player's time bank as shown to clients (None: this table has no time bank)."""
-        if self.time_bank is None or pid is None:
-            return None
-        run = self.bank_run
-        if run is not None and run.pid == pid:
-            return round(run.left(now()), 3)
-        return self.banks.get(pid, self.time_bank.initial_seconds)
-
-    def end_bank_run(self) -> None:
-        """The turn whose bank ran is over: charge what it used (all of it on a timeout)."""
-        run, self.bank_run = self.bank_run, None
-        if run is not None:
-            self.banks[run.pid] = round(run.left(now()), 3)
 
     def eligible(self, *, need_ready: bool) -> list[Seat]:
         """Seats that can be dealt in now, in seat order (the profile says who covers the forced bet)."""

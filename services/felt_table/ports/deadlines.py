@@ -13,7 +13,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from felt_contracts import subjects
 from felt_contracts.deadlines import TableDeadline, TurnDeadline
@@ -23,6 +22,7 @@ from felt_contracts.timer import (
     DeadlineScheduled,
     RefillTimeBanks,
     ScheduleDeadline,
+    TimeBankPolicy,
     TimeBanks,
     TimeBankUse,
 )
@@ -53,7 +53,7 @@ class BankStarted:
     due_at: datetime  # the turn's new deadline
 
 
-def bank_use(table_id: str, pid: str | None, policy: Any) -> TimeBankUse | None:
+def bank_use(table_id: str, pid: str | None, policy: TimeBankPolicy | None) -> TimeBankUse | None:
     """The time bank to attach to `pid`'s turn (None: no bank, or an id the timer cannot key)."""
     if policy is None or pid is None:
         return None
@@ -111,7 +111,9 @@ class Deadlines:
                 log.warning("timer refused: %s", exc.message)
             return None
 
-    async def refill_banks(self, hand_id: str, player_ids: list[str], policy: Any) -> dict[str, float] | None:
+    async def refill_banks(
+        self, hand_id: str, player_ids: list[str], policy: TimeBankPolicy
+    ) -> dict[str, float] | None:
         """Once per hand (message id `<hand_id>:bank`, so a retry refills nothing twice): each
         player's bank + `refill_seconds`, capped; the balances after it, or None if the timer failed."""
         try:

@@ -36,6 +36,9 @@ from felt_table.ports.deps import Deps
 from felt_runtime.backoff import Backoff
 from felt_table.ports.retry import retryable, until_answered
 
+#: the end of a hand asked of the wallet: settle a finished hand, cancel an aborted one
+HandEnd = Settle | CancelHand
+
 
 class Escrow:
     def __init__(self, table_id: str, deps: Deps, balance_plays: bool) -> None:
@@ -113,7 +116,7 @@ class Escrow:
         if refused:
             raise refused[0]
 
-    async def end(self, req: Settle | CancelHand) -> None:
+    async def end(self, req: HandEnd) -> None:
         """A hand's end (see `felt_table.commands.ending`). A cancel that finds no hand (no chip arrived)
         or a hand already ended has nothing left to do."""
         if isinstance(req, Settle):
