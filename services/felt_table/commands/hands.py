@@ -173,8 +173,8 @@ async def deal(table: Table, *, need_ready: bool) -> bool:
         pids = [
             pid for pid in table.hand_participants.values() if bank_use(table.tid, pid, table.banks.policy) is not None
         ]
-        banks = await table.timers.refill_banks(hand_id, pids, table.banks.policy) if pids else None
-        table.banks.balances.update(banks or {})
+        refilled = await table.timers.refill_banks(hand_id, pids, table.banks.policy) if pids else None
+        table.banks.balances.update(refilled or {})
     await accepted(table, step.ops)
     return True
 
