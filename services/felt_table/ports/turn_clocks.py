@@ -72,7 +72,8 @@ class TurnClocks:
             if not retryable(exc):
                 log.warning("timer refused a batch of %d deadlines: %s", len(items), exc.message)
                 return
-            for on_silent in dict.fromkeys(s for _, s, _ in items):  # once per table (bound methods compare equal)
+            # once per table (bound methods compare equal)
+            for on_silent in dict.fromkeys(silent for _, silent, _ in items):
                 on_silent()
             return
         for deadline, outcome in zip(deadlines, res.outcomes, strict=True):
