@@ -77,7 +77,9 @@ class Settings(BaseSettings):
     @classmethod
     def _database_url(cls, value: str) -> str:
         """The form operators write (`postgresql://`, `postgres://`, `sqlite:///`) gets the
-        installed async driver; another driver is refused in one line saying what to write."""
+        installed async driver; another driver is refused in one line saying what to write.
+        libpq's `sslmode=` (e.g. `verify-full`: TLS, the server's certificate and host name
+        verified) becomes asyncpg's `ssl=` with the same mode."""
         if not value:
             return value
         if value.startswith("postgres://"):
@@ -90,13 +92,13 @@ class Settings(BaseSettings):
         if backend not in ASYNC_DRIVERS:
             raise ValueError("only sqlite and postgresql are supported")
         driver = ASYNC_DRIVERS[backend]
-        if url.drivername == backend:
-            return url.set(drivername=f"{backend}+{driver}").render_as_string(hide_password=False)
-        if url.get_driver_name() != driver:
+        if url.drivername != backend and url.get_driver_name() != driver:
             raise ValueError(
                 f"the {url.get_driver_name()} driver is not installed: write {backend}://… or {backend}+{driver}://…"
             )
-        return value
+        if backend == "postgresql" and "sslmode" in url.query:
+            url = url.difference_update_query(["sslmode"]).update_query_dict({"ssl": url.query["sslmode"]})
+        return url.set(drivername=f"{backend}+{driver}").render_as_string(hide_password=False)
 
     @field_validator("log_level")
     @classmethod

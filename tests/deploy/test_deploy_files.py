@@ -189,13 +189,14 @@ def test_autoscalers_nats_cluster_and_databases(rendered: tuple[str, list[dict],
 
 
 def test_compose_and_manifests_share_one_list_of_configuration_names(rendered: tuple[str, list[dict], Path]) -> None:
-    _, docs, _ = rendered
+    overlay, docs, _ = rendered
     config = next(d for n, d in _kinds(docs, "ConfigMap").items() if n.startswith("felt-config"))
     names = set(config["data"])
     assert names <= SETTINGS
     compose = _compose()["x-felt"]["env_file"]
     shared = REPO / "deploy/k8s/base/felt.env"
-    assert str(shared.relative_to(REPO)) in compose and names == _env_names(shared)
+    assert str(shared.relative_to(REPO)) in compose
+    assert names - _env_names(shared) == ({"FELT_NATS_TLS_CA_FILE"} if overlay == "prod" else set())
     dev = REPO / "deploy/k8s/overlays/dev"
     expected = {
         "felt-secrets": _env_names(dev / "secrets.env"),
@@ -267,10 +268,20 @@ def test_the_rendered_nats_configuration_is_valid_with_the_secrets_passwords(
 ) -> None:
     """The server's own check (`nats-server -t`) of the ConfigMap's files, the passwords in its
     environment as the Secret puts them there; without them it refuses to start."""
-    _, docs, _ = rendered
+    overlay, docs, _ = rendered
     conf = next(c for n, c in _kinds(docs, "ConfigMap").items() if n.startswith("nats-config"))["data"]
+    # prod's TLS files, as cert-manager's Secret mounts them: a self-signed certificate here
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=nats"]
+        + ["-keyout", str(tmp_path / "tls.key"), "-out", str(tmp_path / "tls.crt")],
+        check=True,
+        capture_output=True,
+    )
+    (tmp_path / "ca.crt").write_bytes((tmp_path / "tls.crt").read_bytes())
     for name, text in conf.items():
-        (tmp_path / name).write_text(text)
+        (tmp_path / name).write_text(text.replace("/etc/nats-tls/", f"{tmp_path}/"))
+    if overlay == "prod":
+        assert "tls {" in conf["nats-tls.conf"]
     passwords = {nats_access.password_variable(i): f"pw-{i}" for i in access.IDENTITIES}
     check = [str(infra.nats_binary()), "-c", str(tmp_path / "nats.conf"), "-t"]
     done = subprocess.run(check, env={"POD_NAME": "nats-0", **passwords}, capture_output=True, text=True)
@@ -371,3 +382,22 @@ def test_the_alerts_query_metrics_that_exist_and_cover_what_operators_watch(
     assert set(monitored) == set(_kinds(docs, "Deployment"))
     dashboards = [c for n, c in _kinds(docs, "ConfigMap").items() if n.startswith("felt-dashboard")]
     assert dashboards and dashboards[0]["metadata"]["labels"]["grafana_dashboard"] == "1"
+
+
+def test_production_speaks_tls_to_clients_and_between_the_room_and_nats(rendered: tuple[str, list[dict], Path]) -> None:
+    """prod: the Ingress terminates TLS with cert-manager's certificate, NATS presents its own and
+    every Felt pod connects with `tls://` verifying it with the CA (and only the CA) mounted."""
+    overlay, docs, _ = rendered
+    if overlay != "prod":
+        pytest.skip("TLS is production's (dev runs plain inside the cluster)")
+    certificates = {c["spec"]["secretName"] for c in _kinds(docs, "Certificate").values()}
+    ingress = next(iter(_kinds(docs, "Ingress").values()))
+    assert {t["secretName"] for t in ingress["spec"]["tls"]} <= certificates
+    config = next(d for n, d in _kinds(docs, "ConfigMap").items() if n.startswith("felt-config"))["data"]
+    assert config["FELT_NATS_URL"].startswith("tls://")
+    for name, dep in _kinds(docs, "Deployment").items():
+        spec = dep["spec"]["template"]["spec"]
+        ca = next(v for v in spec["volumes"] if v["name"] == "nats-ca")["secret"]
+        assert ca["secretName"] in certificates and ca["items"] == [{"key": "ca.crt", "path": "ca.crt"}], name
+        mounts = {m["mountPath"] for m in spec["containers"][0]["volumeMounts"]}
+        assert config["FELT_NATS_TLS_CA_FILE"].rsplit("/", 1)[0] in mounts, name

@@ -13,7 +13,9 @@ from typing import Any
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError
 
-BUCKET = "felt-table-sessions"
+from felt_contracts import subjects
+
+BUCKET = subjects.TABLE_SESSIONS_BUCKET  # named with the bus subjects: its permissions are generated
 _SAFE = re.compile(r"^[-_=.a-zA-Z0-9]{1,200}$")
 WRONG_LAST_SEQUENCE = 10071  # JetStream's err_code for an expected last sequence that moved on
 Claims = list[tuple[str, int]]  # (key, revision) of each claim a table holds

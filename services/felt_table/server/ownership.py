@@ -20,13 +20,14 @@ from typing import Any
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysError
 
+from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
 from felt_runtime.bus import BusError
 from felt_runtime.metrics import LEASES, TABLES_OWNED
 
 log = logging.getLogger("felt.table.ownership")
 
-BUCKET = "felt-table-leases"
+BUCKET = subjects.TABLE_LEASES_BUCKET  # named with the bus subjects: its permissions are generated
 
 
 class Leases:

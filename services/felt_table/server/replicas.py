@@ -41,7 +41,7 @@ from felt_table.server.ownership import Leases
 
 log = logging.getLogger("felt.table.replicas")
 
-MEMBERS = "felt-table-replicas"
+MEMBERS = subjects.TABLE_REPLICAS_BUCKET  # named with the bus subjects: its permissions are generated
 
 
 def default_replica_id(port: int) -> str:
