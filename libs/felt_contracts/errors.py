@@ -32,5 +32,11 @@ class ErrorCode(StrEnum):
     ALREADY_SEATED = "already_seated"
     ADMISSION = "admission"
     TABLE_CLOSED = "table_closed"  # the table reached its hand or time limit, or an operator closed it
+    # tournaments
+    ALREADY_REGISTERED = "already_registered"
+    NOT_REGISTERED = "not_registered"
+    TOURNAMENT_FULL = "tournament_full"
+    REGISTRATION_CLOSED = "registration_closed"  # not (or no longer) taking entries
+    TOURNAMENT_STARTED = "tournament_started"  # unregistering once it started
     # chat
     INVALID_MESSAGE = "invalid_message"  # chat text empty or too long after cleaning

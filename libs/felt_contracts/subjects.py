@@ -25,6 +25,11 @@ WALLET_REFILL_STATE = "felt.wallet.refill_state"  # the gateway: whether a refil
 WALLET_BALANCE = "felt.wallet.balance"
 WALLET_LEADERBOARD = "felt.wallet.leaderboard"
 WALLET_SESSIONS = "felt.wallet.sessions"
+#: tournament prize pools (wallet/pools.py): served by the wallet, sent by the tournament service
+WALLET_POOL_ENTRY = "felt.wallet.pool_entry"  # a buy-in: available -> prize pool
+WALLET_POOL_REFUND = "felt.wallet.pool_refund"  # one entry back: prize pool -> available
+WALLET_POOL_CLOSE = "felt.wallet.pool_close"  # pay the prizes, or refund every entry; once
+WALLET_POOL = "felt.wallet.pool"  # query: a pool's balance and entries
 WALLET_EVENTS_STREAM = "FELT_WALLET"
 WALLET_TRANSFER_EVENTS = "felt.evt.wallet.transfer"  # one event per committed transfer
 
@@ -129,6 +134,18 @@ def chat_events(table_id: str) -> str:
 #: a credential revoked, rotated or logged out (CredentialsForgotten): every gateway process
 #: drops it from its authentication cache at once (no queue group: each one hears it)
 GATEWAY_CREDENTIALS_FORGOTTEN = "felt.evt.gateway.credentials_forgotten"
+
+
+# --- tournament: definitions, registrations, standings, payouts --------------------------
+# served by the tournament service; create and cancel are sent by operators (`felt tournament`),
+# the rest by the gateway for players and agents, and by operators
+TOURNAMENT_QUEUE = "felt-tournament"
+TOURNAMENT_CREATE = "felt.tournament.create"  # operators
+TOURNAMENT_CANCEL = "felt.tournament.cancel"  # operators: refund every entry
+TOURNAMENT_LIST = "felt.tournament.list"
+TOURNAMENT_GET = "felt.tournament.get"
+TOURNAMENT_REGISTER = "felt.tournament.register"
+TOURNAMENT_UNREGISTER = "felt.tournament.unregister"
 
 
 # --- bots: computer opponents (ordinary agents over the gateway) -------------------------

@@ -31,6 +31,9 @@ class TransferKind(StrEnum):
     RETURN = "return"  # hand escrow -> contributor: unmatched chips returned at settlement
     REFUND = "refund"  # hand escrow -> contributor: hand cancelled
     CASH_OUT = "cash_out"  # reserve -> available
+    POOL_ENTRY = "pool_entry"  # available -> a tournament's prize pool (its buy-in)
+    POOL_REFUND = "pool_refund"  # prize pool -> the entry's available (unregistered, cancelled)
+    PRIZE = "prize"  # prize pool -> a finisher's available
 
 
 class TransferEvent(Event):
@@ -47,6 +50,7 @@ class TransferEvent(Event):
     session_id: str | None = None  # the table session (buy-in .. cash-out) it belongs to
     table_id: str | None = None
     hand_id: str | None = None
+    pool_id: str | None = None  # the tournament prize pool of a pool transfer
     amount: int = Field(ge=0)  # 0: an empty session's close, or a dealt seat that wagered nothing
     at: datetime
 
@@ -164,6 +168,38 @@ class RefillQuery(Request):
     account_id: Id
 
 
+class PoolEntry(Request):
+    """A tournament buy-in: `amount` from the account's available chips into the prize pool
+    `pool_id`. `entry_id` (the caller's) is the idempotency key and the transfer id's tail: the
+    same entry again returns the first result and moves nothing."""
+
+    pool_id: Id
+    entry_id: Id
+    account_id: Id
+    amount: Amount
+
+
+class PoolRefund(Request):
+    """Give one entry's buy-in back (prize pool -> its account's available), once."""
+
+    pool_id: Id
+    entry_id: Id
+
+
+class PoolClose(Request):
+    """End a prize pool, once: `paid` pays `payouts` (they must empty the pool exactly), or
+    `refunded` gives every entry not refunded yet its buy-in back. Either one ends the pool; the
+    same close again returns the first result, a different one is refused (`conflict`)."""
+
+    pool_id: Id
+    outcome: Literal["paid", "refunded"]
+    payouts: list[Payout] = Field(default_factory=list, max_length=10_000)
+
+
+class PoolQuery(Request):
+    pool_id: Id
+
+
 class BalanceQuery(Request):
     account_id: Id
 
@@ -246,6 +282,42 @@ class TableCancelled(Message):
     table_id: str
     hands: list[HandOutcome]
     cash_outs: list[CashOutResult]
+
+
+class PoolEntryResult(Message):
+    transfer_id: str
+    pool_id: str
+    entry_id: str
+    pool: int  # the prize pool after the entry
+    available: int  # the account's available chips after the entry
+
+
+class PoolRefundResult(Message):
+    transfer_id: str
+    pool_id: str
+    entry_id: str
+    amount: int
+    pool: int
+
+
+class PoolOutcome(Message):
+    pool_id: str
+    status: Literal["paid", "refunded"]
+    transfers: list[TransferInfo]
+
+
+class PoolEntryInfo(Message):
+    entry_id: str
+    account_id: str
+    amount: int
+    refunded: bool
+
+
+class PoolState(Message):
+    pool_id: str
+    balance: int
+    status: Literal["open", "paid", "refunded"]
+    entries: list[PoolEntryInfo]
 
 
 class Balance(Message):

@@ -13,6 +13,7 @@ SERVICES: dict[str, int] = {
     "chat": 8105,
     "gateway": 8000,
     "bots": 8106,
+    "tournament": 8107,
 }
 
 
@@ -22,7 +23,8 @@ SERVICES: dict[str, int] = {
 #: the one part on the path), the timer arms deadlines seconds away without the table waiting,
 #: chat carries chat. On one busy host they give way to the gateway, table and wallet, whose
 #: requests then wait less for a core (docs/architecture.md, "What stays on the action's path").
-NICE: dict[str, int] = {"limits": 10, "timer": 10, "chat": 10}
+#: The tournament service is off it too: registrations and payouts are rare.
+NICE: dict[str, int] = {"limits": 10, "timer": 10, "chat": 10, "tournament": 10}
 
 
 def nice(service: str) -> int:

@@ -12,6 +12,7 @@ felt bots --table ID --level hard --count 3
                      --table: list the running bots
 felt table list|create|close   manage the running room's tables (tables_cli.py)
 felt mcp --api-key KEY [--http]  the agent API as an MCP server for one agent (docs/agents.md)
+felt tournament list|create|cancel   manage the running room's tournaments (tournament_cli.py)
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import httpx
 
 from felt_client import mcp_server
 from felt_contracts.bots import Level
-from felt_runtime import catalog, infra, nats_access, supervise, tables_cli
+from felt_runtime import catalog, infra, nats_access, supervise, tables_cli, tournament_cli
 from felt_runtime.service import ConfigError, load_settings
 from felt_runtime.settings import DEFAULT_NATS_PORT, DEFAULT_REDIS_PORT, Settings
 
@@ -238,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("--count", type=int, default=1, choices=range(1, 10), metavar="1..9")
     tables_cli.add_parser(sub)
     mcp_server.parser(sub.add_parser("mcp", help="the agent API as an MCP server, acting with one agent API key"))
+    tournament_cli.add_parser(sub)
     args = parser.parse_args(argv)
     try:  # a bad FELT_* value is one line naming it, as when a service starts
         load_settings("cli", Settings)
@@ -248,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         return tables_cli.run(args)
     if args.cmd == "mcp":
         return mcp_server.run(args)
+    if args.cmd == "tournament":
+        return tournament_cli.run(args)
     if args.cmd == "up":
         return up()
     if args.cmd == "infra":

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             request = ListTables()
     except (ValueError, OSError) as exc:  # includes pydantic's ValidationError
-        print(f"felt table {args.verb}: {_one_line(exc)}")
+        print(f"felt table {args.verb}: {one_line(exc)}")
         return 1
     try:
         result = asyncio.run(_send(request))
@@ -72,7 +72,8 @@ def _config(args: argparse.Namespace) -> TableConfig:
     return TableConfig.model_validate(raw)
 
 
-def _one_line(exc: Exception) -> str:
+def one_line(exc: Exception) -> str:
+    """A refused input (a pydantic error: its first field) as one line."""
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
         return f"malformed: field {'.'.join(str(p) for p in first['loc']) or '(config)'}: {first['msg']}"

@@ -6,7 +6,9 @@
   counts for the session the first time one of its commits is seen.
 - CASH_OUT: the session's cash-outs, and the session is closed (its exposure is 0); the wallet
   announces an empty session's close as a CASH_OUT of 0.
-- RETURN, REFUND, PAYOUT, GRANT: counted nowhere; nothing ever reduces gross wager.
+- POOL_ENTRY (a tournament buy-in): daily buy-in (owner and participant); no table session.
+- RETURN, REFUND, PAYOUT, GRANT, POOL_REFUND, PRIZE: counted nowhere; nothing ever reduces
+  gross wager or daily buy-in.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ async def apply_events(engine: AsyncEngine, clock: Clock, events: list[TransferE
         for e in fresh:
             owner = e.owner_id or e.account_id  # an account without an owner is its own owner
             day = e.at.astimezone(UTC).date() if e.at.tzinfo else e.at.date()
+            if e.kind is TransferKind.POOL_ENTRY:
+                for key in (("owner", owner, day), ("participant", e.account_id, day)):
+                    b, w = days.get(key, (0, 0))
+                    days[key] = (b + e.amount, w)
+                continue
             if e.kind not in COUNTED:
                 continue
             sid = session_key(e)

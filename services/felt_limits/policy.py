@@ -397,7 +397,9 @@ class Limits:
             batch = await apply_events(self.engine, self.clock, events)
             self.cache.counted(batch)
         for event in batch.fresh:
-            self.holds.counted(event.kind, event.account_id, event.amount)
+            # a tournament buy-in is what a `buy_in` check allowed (it holds as a buy-in)
+            kind = TransferKind.BUY_IN if event.kind is TransferKind.POOL_ENTRY else event.kind
+            self.holds.counted(kind, event.account_id, event.amount)
             if event.kind is TransferKind.COMMIT and event.hand_id:
                 self.holds.hand_counted(event.account_id, event.hand_id)
         return batch.fresh

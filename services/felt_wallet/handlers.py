@@ -33,13 +33,21 @@ from felt_contracts.wallet import (
     Refilled,
     RefillQuery,
     RefillState,
+    PoolClose,
+    PoolEntry,
+    PoolEntryResult,
+    PoolOutcome,
+    PoolQuery,
+    PoolRefund,
+    PoolRefundResult,
+    PoolState,
     SessionHistory,
     SessionsQuery,
     Settle,
     TableCancelled,
 )
 from felt_runtime.bus import responder
-from felt_wallet import queries
+from felt_wallet import pools, queries
 from felt_wallet.refills import Grants
 from felt_wallet.writer import Writer
 
@@ -109,3 +117,23 @@ def register(broker: Any, engine: AsyncEngine, writer: Writer, grants: Grants) -
     async def sessions(req: SessionsQuery) -> SessionHistory:
         """Per table session: buy-in, cash-out, net, gross wagers, hands played."""
         return await queries.session_history(engine, req.account_id, req.limit)
+
+    @responder(broker, s.WALLET_POOL_ENTRY, PoolEntry, **fast)
+    async def pool_entry(req: PoolEntry) -> PoolEntryResult:
+        """A tournament buy-in: available -> prize pool, once per entry id."""
+        return await writer.submit(req, PoolEntryResult)
+
+    @responder(broker, s.WALLET_POOL_REFUND, PoolRefund, **fast)
+    async def pool_refund(req: PoolRefund) -> PoolRefundResult:
+        """One entry's buy-in back (unregistered before the start), once."""
+        return await writer.submit(req, PoolRefundResult)
+
+    @responder(broker, s.WALLET_POOL_CLOSE, PoolClose, **fast)
+    async def pool_close(req: PoolClose) -> PoolOutcome:
+        """End a prize pool once: pay the prizes (emptying it exactly) or refund every entry."""
+        return await writer.submit(req, PoolOutcome)
+
+    @responder(broker, s.WALLET_POOL, PoolQuery, **fast)
+    async def pool(req: PoolQuery) -> PoolState:
+        """A prize pool's balance, how it ended and its entries."""
+        return await pools.state(engine, req.pool_id)

@@ -37,7 +37,7 @@ from felt_contracts.wallet import (
     TransferKind,
 )
 from felt_runtime.bus import BusError
-from felt_wallet import refills
+from felt_wallet import pools, refills
 from felt_wallet.refills import Grants
 from felt_wallet.store import (
     CONTRIBUTIONS_TO,
@@ -57,11 +57,13 @@ from felt_wallet.store import (
     table_leases,
 )
 
-Command = OpenAccount | BuyIn | Commit | Settle | CancelHand | CancelTable | CashOut | Refill
+Command = OpenAccount | BuyIn | Commit | Settle | CancelHand | CancelTable | CashOut | Refill | pools.PoolCommand
 
 
 def command_key(req: Command) -> tuple[str, str]:
     """(idempotency key, kind). Settle and cancel of a hand share one key: a hand ends once."""
+    if isinstance(req, pools.POOL_COMMANDS):
+        return pools.command_key(req)
     match req:
         case OpenAccount():
             return f"open:{req.account_id}", "open"
@@ -95,12 +97,16 @@ RESULTS: dict[str, type[BaseModel]] = {
     "cancel_table": TableCancelled,
     "cash_out": CashOutResult,
     "refill": Refilled,
+    **pools.RESULTS,
 }
 
 
 def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[str]]:
     """(command keys, account ids, hand ids, ledger keys) a command will read."""
     key = [command_key(req)[0]]
+    if isinstance(req, pools.POOL_COMMANDS):
+        keys, accts, lkeys = pools.prefetch_plan(req)
+        return keys, accts, [], lkeys
     match req:
         case OpenAccount() | Refill():
             return key, [req.account_id], [], [available_key(req.account_id), HOUSE]
@@ -142,6 +148,7 @@ def prefetch(w: Work, batch: list[Command]) -> None:
         w.load(table_leases, fenced)
     w.load_of("sessions-of", sessions, OPEN_SESSIONS_OF, accts)
     w.load_of("contribs-of", contributions, CONTRIBUTIONS_TO, hand_ids)
+    pools.prefetch(w, batch)
 
 
 def apply(w: Work, req: Command, grants: Grants) -> BaseModel:
@@ -160,9 +167,11 @@ def apply(w: Work, req: Command, grants: Grants) -> BaseModel:
             raise BusError(ErrorCode.CONFLICT, "same id, different content", key=key)
         return RESULTS[kind].model_validate_json(seen["result"])
     ctx = _Ctx(w, req.correlation_id)
+    if isinstance(req, pools.POOL_COMMANDS):
+        result: BaseModel = pools.apply(ctx, req)
     match req:
         case OpenAccount():
-            result: BaseModel = ctx.open_account(req, grants.grant)
+            result = ctx.open_account(req, grants.grant)
         case BuyIn():
             result = ctx.buy_in(req)
         case Commit():
@@ -239,6 +248,7 @@ class _Ctx:
         session_id: str | None = None,
         table_id: str | None = None,
         hand_id: str | None = None,
+        pool_id: str | None = None,
     ) -> TransferInfo:
         """One double-entry transfer: debit -> credit; a player account never goes below zero."""
         w = self.w
@@ -281,7 +291,14 @@ class _Ctx:
         }
         w.transfers.append(row)
         self.announce(
-            kind, transfer_id, amount, account=account, session_id=session_id, table_id=table_id, hand_id=hand_id
+            kind,
+            transfer_id,
+            amount,
+            account=account,
+            session_id=session_id,
+            table_id=table_id,
+            hand_id=hand_id,
+            pool_id=pool_id,
         )
         return TransferInfo(transfer_id=transfer_id, kind=kind, account_id=account["account_id"], amount=amount)
 
@@ -295,6 +312,7 @@ class _Ctx:
         session_id: str | None,
         table_id: str | None,
         hand_id: str | None = None,
+        pool_id: str | None = None,
     ) -> None:
         """Queue the transfer's event in the outbox (same transaction as the state it describes)."""
         event = TransferEvent(
@@ -307,6 +325,7 @@ class _Ctx:
             session_id=session_id,
             table_id=table_id,
             hand_id=hand_id,
+            pool_id=pool_id,
             amount=amount,
             at=self.w.now,
         )

@@ -108,6 +108,16 @@ table_leases = sa.Table(  # the newest lease seen per table (fencing of table re
     sa.Column("table_id", sa.String(ID), primary_key=True),
     sa.Column("lease", sa.BigInteger, nullable=False),
 )
+pool_entries = sa.Table(  # tournament buy-ins into prize pools (pools.py)
+    "wallet_pool_entries",
+    metadata,
+    sa.Column("entry_id", sa.String(ID), primary_key=True),
+    sa.Column("pool_id", sa.String(ID), nullable=False),
+    sa.Column("account_id", sa.String(ID), nullable=False),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("refunded", sa.Boolean, nullable=False),
+    sa.Index("ix_wallet_pool_entries_pool", "pool_id"),
+)
 
 outbox = sa.Table(
     "wallet_outbox",
@@ -138,6 +148,10 @@ def escrow_key(hand_id: str) -> str:
     return ledger_key("escrow", hand_id)
 
 
+def pool_key(pool_id: str) -> str:
+    return ledger_key("pool", pool_id)
+
+
 Row = dict[str, Any]
 #: an outbox row as the relay publishes it: (seq, transfer id, payload)
 OutboxRow = tuple[int, str, str]
@@ -148,6 +162,7 @@ _INDEXED = {
     "wallet_sessions": ("account_id", "table_id"),
     "wallet_contributions": ("hand_id",),
     "wallet_hands": ("table_id",),
+    "wallet_pool_entries": ("pool_id",),
 }
 
 
@@ -333,7 +348,7 @@ def _update(table: sa.Table) -> sa.Update:
     return stmt.values({c.name: sa.bindparam(f"v_{c.name}") for c in table.columns if c.name not in pk})
 
 
-_WRITTEN = (accounts, sessions, hands, ledger, contributions, commands, table_leases)
+_WRITTEN = (accounts, sessions, hands, ledger, contributions, commands, table_leases, pool_entries)
 _BY_KEY = {t.name: sa.select(t).where(_in(next(iter(t.primary_key.columns)))) for t in _WRITTEN}
 _INSERT = {t.name: sa.insert(t) for t in (*_WRITTEN, transfers)}
 #: with each row's seq, so that the relay gets the committed rows from the writer, not a read
@@ -343,3 +358,5 @@ _DELETE_OUTBOX = sa.delete(outbox).where(_in(outbox.c.seq))
 #: the open sessions of some accounts; the contributions to some hands
 OPEN_SESSIONS_OF = sa.select(sessions).where(_in(sessions.c.account_id) & (sessions.c.status == "open"))
 CONTRIBUTIONS_TO = sa.select(contributions).where(_in(contributions.c.hand_id))
+#: the entries of some prize pools
+ENTRIES_OF = sa.select(pool_entries).where(_in(pool_entries.c.pool_id))

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from felt_runtime.db import migrate
 
-SERVICES = ("felt_table", "felt_wallet", "felt_limits", "felt_gateway")
+SERVICES = ("felt_table", "felt_wallet", "felt_limits", "felt_gateway", "felt_tournament")
 #: where a service's store module is when it is not `<package>.store` (the table's is one of its ports)
 STORE_MODULES = {"felt_table": "felt_table.ports.store"}
 

@@ -1,5 +1,5 @@
 """Bad input on the bus: malformed and hostile messages published straight to every request
-subject of every service (wallet, limits, timer, table, chat, each one's health) get an error
+subject of every service (wallet, limits, timer, table, chat, tournament, each one's health) get an error
 reply with a stable code — never silence, never `internal` — and leave every service healthy,
 the ledger unchanged and the tables as they were."""
 
@@ -15,7 +15,7 @@ from felt_contracts import subjects
 from felt_wallet.store import ledger
 from tests.support.gateway import create_table
 
-SERVICES = ("wallet", "limits", "timer", "table", "chat", "gateway")
+SERVICES = ("wallet", "limits", "timer", "table", "chat", "tournament", "gateway")
 
 GARBAGE: list[bytes] = [
     b"",

@@ -5,6 +5,7 @@ Generating from the schema, not from Python types, honours the models' constrain
 
 from __future__ import annotations
 
+import math
 from datetime import UTC
 from typing import Any
 
@@ -38,6 +39,12 @@ def _strategy(node: dict[str, Any], defs: dict[str, Any]) -> st.SearchStrategy[A
         lo = node.get("minimum", node.get("exclusiveMinimum", -_MAX_INT - 1) + 1)
         hi = node.get("maximum", node.get("exclusiveMaximum", _MAX_INT + 1) - 1)
         return st.integers(lo, hi)
+    if kind == "number" and "multipleOf" in node:  # steps from the bounds: e.g. percents to 0.01
+        step = node["multipleOf"]
+        lo = math.ceil(node.get("minimum", node.get("exclusiveMinimum", -step) + step) / step)
+        return st.integers(lo, math.floor(node.get("maximum", _MAX_INT * step) / step)).map(
+            lambda n: round(n * step, 9)
+        )
     if kind == "number":
         return st.floats(node.get("minimum"), node.get("maximum"), allow_nan=False, allow_infinity=False)
     if kind == "boolean":

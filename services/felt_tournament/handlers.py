@@ -1,0 +1,54 @@
+"""Bus handlers: operators create, list and cancel tournaments; players register and leave."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from felt_contracts import subjects
+from felt_contracts.tournament import (
+    CancelTournament,
+    CreateTournament,
+    GetTournament,
+    ListTournaments,
+    Register,
+    Registration,
+    TournamentList,
+    TournamentView,
+    Unregister,
+)
+from felt_runtime.bus import responder
+from felt_tournament.director import Director
+
+
+def register(broker: Any, director: Director) -> None:
+    q = subjects.TOURNAMENT_QUEUE
+
+    @responder(broker, subjects.TOURNAMENT_CREATE, CreateTournament, queue=q)
+    async def create(req: CreateTournament) -> TournamentView:
+        """Create a tournament from its definition (refused: `malformed` with `details.field`)."""
+        return await director.create(req)
+
+    @responder(broker, subjects.TOURNAMENT_LIST, ListTournaments, queue=q)
+    async def list_tournaments(req: ListTournaments) -> TournamentList:
+        """Every tournament (or those in the statuses asked for), without entries."""
+        return await director.listing(req.status)
+
+    @responder(broker, subjects.TOURNAMENT_GET, GetTournament, queue=q)
+    async def get(req: GetTournament) -> TournamentView:
+        """One tournament with its entries, places and prizes."""
+        return await director.view(req.tournament_id)
+
+    @responder(broker, subjects.TOURNAMENT_CANCEL, CancelTournament, queue=q)
+    async def cancel(req: CancelTournament) -> TournamentView:
+        """Cancel a tournament that has not finished: every entry refunded exactly once."""
+        return await director.cancel(req.tournament_id)
+
+    @responder(broker, subjects.TOURNAMENT_REGISTER, Register, queue=q, fast=True, max_in_flight=64)
+    async def register_entry(req: Register) -> Registration:
+        """Enter with the buy-in from the account's available chips (limits' caps apply)."""
+        return await director.register(req)
+
+    @responder(broker, subjects.TOURNAMENT_UNREGISTER, Unregister, queue=q, fast=True, max_in_flight=64)
+    async def unregister(req: Unregister) -> Registration:
+        """Leave before the start: the buy-in comes back."""
+        return await director.unregister(req)

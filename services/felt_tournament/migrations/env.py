@@ -1,0 +1,3 @@
+from felt_runtime.alembic_env import run
+
+run()

@@ -1,0 +1,15 @@
+"""Tournament settings (`FELT_TOURNAMENT_` prefix)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class TournamentSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="FELT_TOURNAMENT_", extra="ignore")
+
+    #: how long a call to the wallet or limits waits for its answer
+    call_timeout_seconds: float = Field(default=5.0, gt=0)
+    #: how often a step the wallet did not answer is sent again
+    retry_seconds: float = Field(default=1.0, gt=0)
