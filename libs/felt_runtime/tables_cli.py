@@ -9,16 +9,19 @@ import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from felt_contracts import subjects
+from felt_contracts.base import Request
 from felt_contracts.table import CloseTable, CreateTable, ListTables, TableConfig, TableList, TableSummary
 from felt_contracts.access import OPERATOR
 from felt_runtime.bus import BusError, call, make_broker
 from felt_runtime.nats_access import connect_options
 from felt_runtime.settings import Settings
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def add_parser(sub: Any) -> None:
@@ -80,18 +83,23 @@ def one_line(exc: Exception) -> str:
     return f"malformed: {exc}"
 
 
-async def _send(request: Any) -> TableSummary | TableList:
+async def ask(subject: str, request: Request, result: type[M], timeout: float = 5.0) -> M:
+    """One request to the running room (`FELT_NATS_URL`) as the operator, on a connection of its own."""
     settings = Settings()
     broker = make_broker(settings.nats_url, "cli", **connect_options(settings, OPERATOR))
     await broker.connect()
     try:
-        if isinstance(request, CreateTable):
-            return await call(broker, subjects.TABLE_CREATE, request, TableSummary)
-        if isinstance(request, CloseTable):
-            return await call(broker, subjects.TABLE_CLOSE, request, TableSummary, timeout=30)
-        return await call(broker, subjects.TABLE_LIST, request, TableList)
+        return await call(broker, subject, request, result, timeout=timeout)
     finally:
         await broker.stop()
+
+
+async def _send(request: Any) -> TableSummary | TableList:
+    if isinstance(request, CreateTable):
+        return await ask(subjects.TABLE_CREATE, request, TableSummary)
+    if isinstance(request, CloseTable):
+        return await ask(subjects.TABLE_CLOSE, request, TableSummary, timeout=30)
+    return await ask(subjects.TABLE_LIST, request, TableList)
 
 
 def _line(t: TableSummary) -> str:

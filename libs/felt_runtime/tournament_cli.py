@@ -20,9 +20,8 @@ from felt_contracts.tournament import (
     TournamentList,
     TournamentView,
 )
-from felt_runtime.bus import BusError, call, make_broker
-from felt_runtime.settings import Settings
-from felt_runtime.tables_cli import one_line
+from felt_runtime.bus import BusError
+from felt_runtime.tables_cli import ask, one_line
 
 
 def add_parser(sub: Any) -> None:
@@ -66,16 +65,11 @@ def _definition(text: str) -> TournamentDefinition:
 
 
 async def _send(request: Any) -> TournamentView | TournamentList:
-    broker = make_broker(Settings().nats_url, "cli")
-    await broker.connect()
-    try:
-        if isinstance(request, CreateTournament):
-            return await call(broker, subjects.TOURNAMENT_CREATE, request, TournamentView)
-        if isinstance(request, CancelTournament):
-            return await call(broker, subjects.TOURNAMENT_CANCEL, request, TournamentView, timeout=30)
-        return await call(broker, subjects.TOURNAMENT_LIST, request, TournamentList)
-    finally:
-        await broker.stop()
+    if isinstance(request, CreateTournament):
+        return await ask(subjects.TOURNAMENT_CREATE, request, TournamentView)
+    if isinstance(request, CancelTournament):
+        return await ask(subjects.TOURNAMENT_CANCEL, request, TournamentView, timeout=30)
+    return await ask(subjects.TOURNAMENT_LIST, request, TournamentList)
 
 
 def _line(t: TournamentView) -> str:

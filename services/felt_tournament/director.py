@@ -120,9 +120,7 @@ class Director:
     async def register(self, req: Register) -> Registration:
         async with self.locks[req.tournament_id]:
             async with self.engine.begin() as conn:
-                t = await self._must(conn, req.tournament_id)
-                d = TournamentDefinition.model_validate_json(t["definition"])
-                mine = [e for e in await _entries(conn, req.tournament_id) if e["account_id"] == req.account_id]
+                t, d, mine = await self._entries_of(conn, req.tournament_id, req.account_id)
                 done = next(
                     (e for e in mine if e["message_id"] == req.message_id and e["status"] != "registering"), None
                 )
@@ -214,9 +212,7 @@ class Director:
     async def unregister(self, req: Unregister) -> Registration:
         async with self.locks[req.tournament_id]:
             async with self.engine.begin() as conn:
-                t = await self._must(conn, req.tournament_id)
-                d = TournamentDefinition.model_validate_json(t["definition"])
-                mine = [e for e in await _entries(conn, req.tournament_id) if e["account_id"] == req.account_id]
+                t, d, mine = await self._entries_of(conn, req.tournament_id, req.account_id)
             entry = next((e for e in mine if e["status"] in ("registering", "registered", "unregistering")), None)
             if entry is not None and entry["status"] != "unregistering" and t["status"] != "registering":
                 raise BusError(
@@ -394,6 +390,14 @@ class Director:
                 await asyncio.sleep(retry_seconds)
                 continue
             await self.pending.wait()
+
+    async def _entries_of(
+        self, conn: AsyncConnection, tournament_id: str, account_id: str
+    ) -> tuple[dict[str, Any], TournamentDefinition, list[dict[str, Any]]]:
+        """The tournament, its definition and the account's entries in it."""
+        t = await self._must(conn, tournament_id)
+        mine = [e for e in await _entries(conn, tournament_id) if e["account_id"] == account_id]
+        return t, TournamentDefinition.model_validate_json(t["definition"]), mine
 
     async def _must(self, conn: AsyncConnection, tournament_id: str) -> dict[str, Any]:
         row = await _tournament(conn, tournament_id)
