@@ -118,22 +118,22 @@ def register(broker: Any, engine: AsyncEngine, writer: Writer, grants: Grants) -
         """Per table session: buy-in, cash-out, net, gross wagers, hands played."""
         return await queries.session_history(engine, req.account_id, req.limit)
 
-    @responder(broker, s.WALLET_POOL_ENTRY, PoolEntry, **fast)
+    @responder(broker, s.WALLET_POOL_ENTRY, PoolEntry, queue=q, concurrency=CONCURRENCY)
     async def pool_entry(req: PoolEntry) -> PoolEntryResult:
         """A tournament buy-in: available -> prize pool, once per entry id."""
         return await writer.submit(req, PoolEntryResult)
 
-    @responder(broker, s.WALLET_POOL_REFUND, PoolRefund, **fast)
+    @responder(broker, s.WALLET_POOL_REFUND, PoolRefund, queue=q, concurrency=CONCURRENCY)
     async def pool_refund(req: PoolRefund) -> PoolRefundResult:
         """One entry's buy-in back (unregistered before the start), once."""
         return await writer.submit(req, PoolRefundResult)
 
-    @responder(broker, s.WALLET_POOL_CLOSE, PoolClose, **fast)
+    @responder(broker, s.WALLET_POOL_CLOSE, PoolClose, queue=q, concurrency=CONCURRENCY)
     async def pool_close(req: PoolClose) -> PoolOutcome:
         """End a prize pool once: pay the prizes (emptying it exactly) or refund every entry."""
         return await writer.submit(req, PoolOutcome)
 
-    @responder(broker, s.WALLET_POOL, PoolQuery, **fast)
+    @responder(broker, s.WALLET_POOL, PoolQuery, queue=q, concurrency=CONCURRENCY)
     async def pool(req: PoolQuery) -> PoolState:
         """A prize pool's balance, how it ended and its entries."""
         return await pools.state(engine, req.pool_id)
