@@ -4,7 +4,8 @@ sends or publishes it, and which JetStream streams and KV buckets each service o
 This is the one declaration the NATS permissions are generated from (`felt_runtime.nats_access`):
 each identity below connects as its own NATS user and may publish and subscribe only what it is
 named for here. docs/operations.md ("Who may say what on the bus") explains the rules:
-only the table asks the wallet to move chips, only the wallet publishes transfer events, only the
+only the table asks the wallet to move chips (the tournament service, for prize pools only), only
+the wallet publishes transfer events, only the
 table publishes table events, the gateway sends only what a client's request becomes, and the bots
 serve their own subjects and send nothing (they play through the gateway's REST API).
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from felt_contracts import subjects as s
 
 #: the services, each a NATS user of the same name
-SERVICES = ("wallet", "limits", "timer", "table", "chat", "gateway", "bots")
+SERVICES = ("wallet", "limits", "timer", "table", "chat", "gateway", "bots", "tournament")
 #: the `felt` command of an operator (tables, bots, health): a NATS user too
 OPERATOR = "operator"
 IDENTITIES = (*SERVICES, OPERATOR)
@@ -70,7 +71,12 @@ REQUESTS: tuple[Requests, ...] = (
         (s.WALLET_OPEN_ACCOUNT, s.WALLET_REFILL, s.WALLET_REFILL_STATE, s.WALLET_LEADERBOARD, s.WALLET_SESSIONS),
     ),
     Requests("wallet", ("gateway", "table"), (s.WALLET_BALANCE,)),
-    Requests("limits", ("table",), (s.LIMITS_CHECK, s.LIMITS_SESSION_END)),
+    # tournament buy-ins, refunds and prizes move between available chips and a prize pool
+    Requests(
+        "wallet", ("tournament",), (s.WALLET_POOL_ENTRY, s.WALLET_POOL_REFUND, s.WALLET_POOL_CLOSE, s.WALLET_POOL)
+    ),
+    Requests("limits", ("table", "tournament"), (s.LIMITS_CHECK,)),
+    Requests("limits", ("table",), (s.LIMITS_SESSION_END,)),
     Requests("limits", ("gateway",), (s.LIMITS_GET, s.LIMITS_SET_CAP, s.LIMITS_FREEZE)),
     Requests(
         "timer",
@@ -91,6 +97,9 @@ REQUESTS: tuple[Requests, ...] = (
     Requests("table", ("table",), (s.table_replica("*", "*"),)),
     Requests("chat", ("gateway",), (s.CHAT_POST, s.CHAT_HISTORY, s.CHAT_JOIN, s.CHAT_LEAVE)),
     Requests("bots", (OPERATOR,), (s.BOTS_ADD, s.BOTS_STATUS)),
+    Requests("tournament", (OPERATOR,), (s.TOURNAMENT_CREATE, s.TOURNAMENT_CANCEL)),
+    Requests("tournament", ("gateway", OPERATOR), (s.TOURNAMENT_LIST, s.TOURNAMENT_GET)),
+    Requests("tournament", ("gateway",), (s.TOURNAMENT_REGISTER, s.TOURNAMENT_UNREGISTER)),
     # every service answers its own health; the table waits for the services it calls
     *(
         Requests(name, (OPERATOR, "table") if name in ("wallet", "limits", "timer") else (OPERATOR,), (s.health(name),))

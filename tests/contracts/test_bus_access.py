@@ -50,6 +50,18 @@ def test_only_the_table_asks_the_wallet_to_move_chips(subject: str) -> None:
     assert [i for i in access.IDENTITIES if may_subscribe(i, subject)] == ["wallet"]
 
 
+@pytest.mark.parametrize(
+    "subject", [subjects.WALLET_POOL_ENTRY, subjects.WALLET_POOL_REFUND, subjects.WALLET_POOL_CLOSE]
+)
+def test_only_the_tournament_service_moves_chips_of_prize_pools(subject: str) -> None:
+    assert [i for i in access.IDENTITIES if may_publish(i, subject)] == ["tournament"]
+    assert [i for i in access.IDENTITIES if may_subscribe(i, subject)] == ["wallet"]
+    assert may_publish(access.OPERATOR, subjects.TOURNAMENT_CREATE) and not may_publish(
+        "gateway", subjects.TOURNAMENT_CREATE
+    )
+    assert may_publish("gateway", subjects.TOURNAMENT_REGISTER) and may_publish("tournament", subjects.LIMITS_CHECK)
+
+
 def test_only_the_wallet_publishes_transfers_and_only_the_table_table_events() -> None:
     assert [i for i in access.IDENTITIES if may_publish(i, subjects.WALLET_TRANSFER_EVENTS)] == ["wallet"]
     for subject in (subjects.table_public_events("t1"), subjects.table_seat_events("t1", "p1")):
