@@ -73,7 +73,8 @@ class Director:
         self.timeout = timeout
         self.clock = clock
         self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.pending = asyncio.Event()  # something the wallet did not answer is written down
+        #: something to look at: a step the wallet did not answer, or a new scheduled start
+        self.wake = asyncio.Event()
 
     # --- definitions ------------------------------------------------------------------------
     async def create(self, req: CreateTournament) -> TournamentView:
@@ -97,6 +98,8 @@ class Director:
                         created_at=self.clock(),
                     )
                 )
+        if d.starts_at is not None:
+            self.wake.set()  # `keep_settling` now waits for this start too
         return await self.view(d.tournament_id)
 
     async def view(self, tournament_id: str, *, with_entries: bool = True) -> TournamentView:
@@ -189,7 +192,7 @@ class Director:
                 await call(self.broker, subjects.WALLET_POOL_ENTRY, move, PoolEntryResult, timeout=self.timeout)
             except BusError as exc:
                 if exc.code is ErrorCode.UNAVAILABLE:
-                    self.pending.set()  # written down: finished by a retry or settle_pending
+                    self.wake.set()  # written down: finished by a retry or settle_pending
                 else:
                     async with self.engine.begin() as conn:
                         await conn.execute(sa.delete(entries).where(entries.c.entry_id == eid))
@@ -236,7 +239,7 @@ class Director:
                 await call(self.broker, subjects.WALLET_POOL_REFUND, refund, PoolRefundResult, timeout=self.timeout)
             except BusError as exc:
                 if exc.code is ErrorCode.UNAVAILABLE:
-                    self.pending.set()
+                    self.wake.set()
                     raise
                 if exc.code is not ErrorCode.CONFLICT:  # conflict: refunded already (or by the cancel)
                     raise
@@ -312,7 +315,7 @@ class Director:
                 await call(self.broker, subjects.WALLET_POOL_CLOSE, close, PoolOutcome, timeout=self.timeout)
             except BusError as exc:
                 if exc.code is ErrorCode.UNAVAILABLE:
-                    self.pending.set()
+                    self.wake.set()
                 raise
         async with self.engine.begin() as conn:
             await _set_status(conn, tournament_id, "finished" if paying else "cancelled", finished_at=self.clock())
@@ -377,19 +380,54 @@ class Director:
             elif now == "unregistering":
                 await self._leave(tid, d, e["entry_id"])
 
+    async def start_due(self) -> float | None:
+        """Start every scheduled tournament whose time has come, or cancel it (every entry
+        refunded) when fewer than `min_entrants` registered; the seconds until the next start.
+        The time is in the definition, so a start missed while the service was down happens
+        as soon as it runs again."""
+        async with self.engine.connect() as conn:
+            query = sa.select(tournaments).where(tournaments.c.status == "registering")
+            rows = (await conn.execute(query)).mappings().all()
+        now = self.clock()
+        waits = []
+        for t in rows:
+            d = TournamentDefinition.model_validate_json(t["definition"])
+            if d.starts_at is None:
+                continue
+            if d.starts_at > now:
+                waits.append((d.starts_at - now).total_seconds())
+                continue
+            async with self.locks[d.tournament_id]:
+                async with self.engine.begin() as conn:
+                    enough = await _count(conn, d.tournament_id, ("registered",)) >= d.min_entrants
+                    await conn.execute(
+                        sa.update(tournaments)
+                        .where(tournaments.c.tournament_id == d.tournament_id, tournaments.c.status == "registering")
+                        .values(status="running" if enough else "cancelling", started_at=now if enough else None)
+                    )
+                if not enough:
+                    try:
+                        await self._close(d.tournament_id)
+                    except BusError as exc:  # sent again by `settle_pending`
+                        log.warning("refunding an unfilled tournament failed", extra={"code": exc.code})
+        return min(waits, default=None)
+
     async def keep_settling(self, retry_seconds: float) -> None:
-        """Run `settle_pending` at start and whenever a step was left, until nothing is left."""
+        """Run `settle_pending` and `start_due` at start, and again whenever a step was left
+        (every `retry_seconds`), a scheduled start is due, or something new is to be looked at."""
         while True:
-            self.pending.clear()
+            self.wake.clear()
             try:
                 left = await self.settle_pending()
+                due = await self.start_due()
             except Exception:
                 log.exception("settling pending steps failed")
-                left = 1
-            if left:
-                await asyncio.sleep(retry_seconds)
-                continue
-            await self.pending.wait()
+                left, due = 1, None
+            waits = [w for w in (retry_seconds if left else None, due) if w is not None]
+            try:
+                await asyncio.wait_for(self.wake.wait(), min(waits, default=None))
+            except TimeoutError:
+                pass
 
     async def _entries_of(
         self, conn: AsyncConnection, tournament_id: str, account_id: str
