@@ -133,6 +133,6 @@ async def test_other_requests_go_on_to_fastapi(layer, fastapi, method: str, path
     assert fastapi.got == [(path, FOLD)]
 
 
-def test_the_gateway_puts_the_layer_inside_correlate_and_ahead_of_fastapis_handlers() -> None:
+def test_the_gateway_puts_the_layer_inside_metrics_and_correlate_and_ahead_of_fastapis_handlers() -> None:
     app = make(Settings())[0]
-    assert [m.cls.__name__ for m in app.user_middleware] == ["Correlate", "AgentLoop"]
+    assert [m.cls.__name__ for m in app.user_middleware] == ["HttpMetrics", "Correlate", "AgentLoop"]
