@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.telemetry import TelemetryConfig
 
 from felt_contracts.base import new_id
-from felt_gateway import accounts, agent_loop, auth, errors, openapi, poker, ws
+from felt_gateway import accounts, auth, errors, openapi, poker, ws
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
 from felt_gateway.identity import Identity
@@ -139,7 +139,6 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     )
     app.state.connections = set()
     errors.install(app)
-    app.add_middleware(agent_loop.AgentLoop)  # inside Correlate (added after it)
     app.add_middleware(Correlate)
     app.add_middleware(HttpMetrics)  # outermost: counts every answer, the refused ones too
     app.include_router(poker.router)  # the busier of the two first (disjoint prefixes: order is only cost)

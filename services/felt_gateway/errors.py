@@ -43,6 +43,11 @@ STATUS: dict[str, int] = {
     ErrorCode.NOT_SEATED: 409,
     ErrorCode.TABLE_FULL: 409,
     ErrorCode.ALREADY_SEATED: 409,
+    ErrorCode.ALREADY_REGISTERED: 409,
+    ErrorCode.NOT_REGISTERED: 409,
+    ErrorCode.TOURNAMENT_FULL: 409,
+    ErrorCode.REGISTRATION_CLOSED: 409,
+    ErrorCode.TOURNAMENT_STARTED: 409,
     ErrorCode.VALIDATION: 422,
     "invalid_message": 422,  # chat: empty or longer than 500 characters after cleaning
     ErrorCode.THROTTLED: 429,
@@ -174,7 +179,7 @@ async def _unexpected(_: Request | None, exc: Exception) -> JSONResponse:
     return error_response(ErrorCode.INTERNAL, "internal error", 500)
 
 
-#: exception class -> its response, for FastAPI (`install`) and for what answers ahead of it (`response_for`)
+#: exception class -> its response (`install`)
 HANDLERS: dict[type[Exception], Any] = {
     ApiError: _api,
     BusError: _bus,
@@ -189,11 +194,3 @@ HANDLERS: dict[type[Exception], Any] = {
 def install(app: FastAPI) -> None:
     for cls, handler in HANDLERS.items():
         app.add_exception_handler(cls, handler)
-
-
-async def response_for(exc: Exception) -> JSONResponse:
-    """The response FastAPI's handlers give for `exc` (the nearest class in its MRO), for a
-    handler that answers ahead of FastAPI's stack (`agent_loop`)."""
-    handler = next(HANDLERS[cls] for cls in type(exc).__mro__ if cls in HANDLERS)
-    response: JSONResponse = await handler(None, exc)
-    return response

@@ -212,7 +212,6 @@ async def act(
     """The Clawbet rules' action JSON (`fold`, `check`, `call`, `bet`, `raiseTo`, `allIn`; `hit` for
     ante-nl-1; `draw` for draw5-1) with `handId`/`turnId` of the turn it is meant for. With an
     `Idempotency-Key`, a retry returns the first outcome; the same key with another body is 409."""
-    # answered ahead of FastAPI by agent_loop.AgentLoop whenever the body is valid JSON of this shape
     command = commands.act(who, body.type, body.amount, body.cards, body.hand_id, body.turn_id)
     return await once(request, who, table_id, "act", command, idempotency_key)
 
@@ -337,7 +336,6 @@ async def events(request: Request, table_id: str, who: Who, query: Annotated[Eve
     cards, your turn, your own notices) or a hand ends (`hand_end`, `hand_cancelled`, a reset or
     closed table), with every event since `after`: an agent that acts only on its turn (and
     readies up between hands) is not woken by each move of the others. `lastSeq`: ask again with `after=lastSeq`."""
-    # answered ahead of FastAPI by agent_loop.AgentLoop (calling this function) whenever the query is valid.
     # The events are the hub's serialized copies, embedded as they are, so the response skips FastAPI's validation
     # of them against EventsOut (a second parse of every event); tests/gateway/test_zz_openapi.py
     # checks the shape

@@ -320,8 +320,7 @@ class CommandOut(BaseModel):
 
 
 class EventsQuery(BaseModel):
-    """The long-poll's query: FastAPI documents and validates it, and the agent loop's own layer
-    (`agent_loop`) validates with it too, so both accept exactly the same requests."""
+    """The long-poll's query, documented and validated by FastAPI."""
 
     after: int = Field(0, ge=0, le=10**12, description="return events with seq > after")
     wait: float = Field(0, ge=0, le=120, description="seconds to wait when nothing is new")
