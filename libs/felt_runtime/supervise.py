@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from felt_runtime.backoff import Backoff
+from felt_client.backoff import Backoff
 
 #: the waits before a restart (0.5 s, doubling, at most 30 s), and how long a child must run to
 #: count as healthy again

@@ -19,7 +19,7 @@ from redis.exceptions import RedisError
 from felt_contracts import subjects
 from felt_contracts.base import new_id
 from felt_contracts.timer import DeadlineKind, TimeBankStarted, TimerFired
-from felt_runtime.backoff import Backoff
+from felt_client.backoff import Backoff
 from felt_timer.store import Claimed, TimerStore, to_time
 
 log = logging.getLogger("felt.timer.firing")

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import httpx
 
+from felt_client.backoff import Backoff
 from felt_client.errors import ApiError, Conflict
 from felt_client.models import AgentKey, Balance, CommandResult, Event, EventPage, TableView
 
@@ -44,7 +45,8 @@ class Retry:
     cap: float = 5.0
 
     def delay(self, n: int, rng: random.Random) -> float:
-        return min(self.cap, self.base * 2 ** min(n, 30)) * (0.5 + rng.random() / 2)
+        """The wait before attempt `n + 1` (`n` failures so far), jittered to 50-100%."""
+        return Backoff(self.base, self.cap).delay(n + 1) * (0.5 + rng.random() / 2)
 
 
 def new_key() -> str:

@@ -25,7 +25,7 @@ from felt_table.ports.deps import Deps
 from felt_table.ports.escrow import Escrow, HandEnd
 from felt_table.ports.events import Events
 from felt_table.model.lobby import stakes_of
-from felt_runtime.backoff import Backoff
+from felt_client.backoff import Backoff
 from felt_table.ports.sessions import Sessions
 
 ENGINE_CODES = {

@@ -33,7 +33,7 @@ from felt_engine.hand import Step
 from felt_engine.operations import COMMIT_KINDS
 from felt_runtime.bus import BusError
 from felt_table.ports.deps import Deps
-from felt_runtime.backoff import Backoff
+from felt_client.backoff import Backoff
 from felt_table.ports.retry import retryable, until_answered
 
 #: the end of a hand asked of the wallet: settle a finished hand, cancel an aborted one

@@ -1,5 +1,5 @@
 """Retrying a request a service did not answer: which refusals mean "no answer (yet)", and
-sending the same request until it is answered, waiting as `felt_runtime.backoff.Backoff` says."""
+sending the same request until it is answered, waiting as `felt_client.backoff.Backoff` says."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from felt_contracts.errors import ErrorCode
-from felt_runtime.backoff import Backoff
+from felt_client.backoff import Backoff
 from felt_runtime.bus import BusError
 
 T = TypeVar("T")

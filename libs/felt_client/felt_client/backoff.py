@@ -1,11 +1,12 @@
-"""Exponential backoff, the one way every service waits before trying again.
+"""Exponential backoff, the one way Felt waits before trying again.
 
-A table waiting for the wallet, limits or timer to answer (`felt_table.ports.retry`), the
+The agent client between HTTP attempts (`felt_client.Retry`, jittered, honouring `Retry-After`),
+a table waiting for the wallet, limits or timer to answer (`felt_table.ports.retry`), the
 timer's firing loop after a failed round, and `felt up`'s supervisor restarting a crashed
 service all wait `first`, then twice that after each further failure, never more than `cap`: a
 service that is away is noticed within `cap` of its return, and one that keeps failing does not
-spin. The agent client keeps its own (`felt_client.Retry`, jittered, honouring `Retry-After`):
-it installs with httpx and pydantic only, without the room's runtime.
+spin. It lives in the client package because the client installs alone (httpx and pydantic
+only) and the room depends on the client, never the other way.
 """
 
 from __future__ import annotations
