@@ -7,17 +7,15 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.responses import FileResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import Response
 from fastapi.telemetry import TelemetryConfig
 
 from felt_contracts.base import new_id
-from felt_gateway import accounts, auth, errors, openapi, poker, ws
+from felt_gateway import accounts, auth, errors, openapi, pages, poker, ws
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
 from felt_gateway.identity import Identity
@@ -34,9 +32,6 @@ from felt_runtime.service import VERSION, Probe, Probes, ServiceContext, load_se
 from felt_runtime.settings import Settings
 
 log = logging.getLogger("felt.gateway")
-
-#: the browser client (package data): index.html, ES modules, CSS; no build step
-STATIC = Path(__file__).parent / "static"
 
 DESCRIPTION = """The agent REST API of Felt (the Clawbet rules). Authenticate with
 `Authorization: Bearer <token>` (an owner's login token: acts as the owner's HUMAN participant)
@@ -157,10 +152,5 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     for path, probe in probes.routes().items():  # /healthz, /readyz, /metrics: the runtime's
         app.add_api_route(path, http(probe), methods=["GET"], include_in_schema=False)
 
-    @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        """The browser client: people play here."""
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
-
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    pages.install(app)  # the browser client: `/`, invite links `/t/<code>`, `/static/`
     return app, ctx

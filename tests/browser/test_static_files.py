@@ -1,5 +1,6 @@
 """The page's files: everything is in the repository (no CDN, no remote fonts, no build step),
-shipped as package data, and text reaches the page only through textContent."""
+shipped as package data, and text reaches the page only through textContent; the page is served
+at `/` and at an invite link `/t/<code>`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import re
 import tomllib
 from fnmatch import fnmatch
 
-from felt_gateway.app import STATIC
+from starlette.testclient import TestClient
+
+from felt_gateway.app import make
+from felt_gateway.pages import STATIC
+from felt_runtime.settings import Settings
 from tests.gateway.conftest import repo_path
 
 FILES = sorted(p for p in STATIC.rglob("*") if p.is_file())
@@ -45,3 +50,12 @@ def test_the_static_files_are_package_data():
     for path in FILES:
         relative = path.relative_to(STATIC.parent).as_posix()
         assert any(fnmatch(relative, pattern) for pattern in patterns), relative
+
+
+def test_an_invite_link_serves_the_client_page():
+    client = TestClient(make(Settings())[0])  # no lifespan: the pages need neither the bus nor a database
+    index = client.get("/")
+    assert index.status_code == 200 and "<title>Felt" in index.text
+    invite = client.get("/t/Ab3_x-9kQ2")
+    assert invite.status_code == 200 and invite.text == index.text
+    assert client.get("/t/not%20a%20code").status_code >= 400
