@@ -6,8 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from felt_contracts.errors import ErrorCode
+
 from felt_gateway.auth import Owner, Who, identity
-from felt_gateway.errors import RESPONSES
+from felt_gateway.errors import refusals
 from felt_gateway.schemas import (
     AgentBody,
     AgentKey,
@@ -22,10 +24,16 @@ from felt_gateway.schemas import (
     SignUpBody,
 )
 
-router = APIRouter(prefix="/api/v2/accounts", tags=["accounts"], responses=RESPONSES)
+router = APIRouter(prefix="/api/v2/accounts", tags=["accounts"])
 
 
-@router.post("/signup", response_model=SignedUp, status_code=201, summary="Create an owner account")
+@router.post(
+    "/signup",
+    response_model=SignedUp,
+    status_code=201,
+    responses=refusals(ErrorCode.CONFLICT, ErrorCode.UNAVAILABLE),
+    summary="Create an owner account",
+)
 async def sign_up(request: Request, body: SignUpBody) -> SignedUp:
     """Creates the owner and its HUMAN participant (with a wallet account and the starting grant),
     seen by `screenName` (or a generated name). A taken email or screen name is 409 `conflict`,
@@ -34,7 +42,12 @@ async def sign_up(request: Request, body: SignUpBody) -> SignedUp:
     return SignedUp(owner_id=owner_id, participant_id=human_id, screen_name=name)
 
 
-@router.post("/login", response_model=LoggedIn, summary="Log in: a bearer token that expires")
+@router.post(
+    "/login",
+    response_model=LoggedIn,
+    responses=refusals(ErrorCode.UNAUTHORIZED, ErrorCode.THROTTLED),
+    summary="Log in: a bearer token that expires",
+)
 async def log_in(request: Request, body: LoginBody) -> LoggedIn:
     """Throttled against password guessing: over the attempts allowed per email (or per client
     address) in a window, 429 `throttled` with `Retry-After`, whatever the password."""
@@ -70,7 +83,12 @@ async def me(request: Request, who: Who) -> Me:
     return Me(owner_id=who.owner_id, participant_id=who.participant_id, kind=who.kind, name=who.name, participants=out)
 
 
-@router.put("/me/name", response_model=NameOut, summary="Change the name you are seen by")
+@router.put(
+    "/me/name",
+    response_model=NameOut,
+    responses=refusals(ErrorCode.CONFLICT),
+    summary="Change the name you are seen by",
+)
 async def rename(request: Request, body: NameBody, who: Who) -> NameOut:
     """A login token renames the person (screen-name rules, unique); an agent's key renames that
     agent. Seats taken from now on, chat and the leaderboard show the new name. A taken name is
@@ -79,14 +97,25 @@ async def rename(request: Request, body: NameBody, who: Who) -> NameOut:
     return NameOut(participant_id=who.participant_id, name=name)
 
 
-@router.post("/agents", response_model=AgentKey, status_code=201, summary="Create an agent and its API key")
+@router.post(
+    "/agents",
+    response_model=AgentKey,
+    status_code=201,
+    responses=refusals(ErrorCode.UNAVAILABLE),
+    summary="Create an agent and its API key",
+)
 async def create_agent(request: Request, body: AgentBody, who: Owner) -> AgentKey:
     """A new AGENT participant (with its own wallet account). The API key is shown once."""
     row, key = await identity(request).create_agent(who.owner_id, body.name)
     return AgentKey(participant_id=row.id, name=row.name, api_key=key)
 
 
-@router.post("/agents/{agent_id}/key", response_model=AgentKey, summary="Replace an agent's API key")
+@router.post(
+    "/agents/{agent_id}/key",
+    response_model=AgentKey,
+    responses=refusals(ErrorCode.NOT_FOUND),
+    summary="Replace an agent's API key",
+)
 async def rotate_key(request: Request, agent_id: str, who: Owner) -> AgentKey:
     """Revokes the live key and issues a new one (shown once)."""
     ident = identity(request)
@@ -96,6 +125,11 @@ async def rotate_key(request: Request, agent_id: str, who: Owner) -> AgentKey:
     return AgentKey(participant_id=agent_id, name=row.name, api_key=key)
 
 
-@router.delete("/agents/{agent_id}/key", response_model=Revoked, summary="Revoke an agent's API key")
+@router.delete(
+    "/agents/{agent_id}/key",
+    response_model=Revoked,
+    responses=refusals(ErrorCode.NOT_FOUND),
+    summary="Revoke an agent's API key",
+)
 async def revoke_key(request: Request, agent_id: str, who: Owner) -> Any:
     return Revoked(participant_id=agent_id, revoked=await identity(request).revoke_key(who.owner_id, agent_id))

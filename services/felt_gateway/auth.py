@@ -76,7 +76,7 @@ def document(app: FastAPI, *routers: APIRouter) -> None:
             s.scheme_name: s.model.model_dump(mode="json", by_alias=True, exclude_none=True) for s in SCHEMES
         }
         for route in (r for router in routers for r in router.routes):
-            if isinstance(route, APIRoute) and route.include_in_schema and _authenticates(route.dependant):
+            if isinstance(route, APIRoute) and route.include_in_schema and depends_on(route.dependant, principal):
                 for method in route.methods or ():
                     operation = spec["paths"].get(route.path_format, {}).get(method.lower())
                     if operation is not None:
@@ -86,5 +86,6 @@ def document(app: FastAPI, *routers: APIRouter) -> None:
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend it
 
 
-def _authenticates(dependant: Dependant) -> bool:
-    return any(d.call is principal or _authenticates(d) for d in dependant.dependencies)
+def depends_on(dependant: Dependant, call: Any) -> bool:
+    """`call` is among the dependencies `dependant` solves (directly or through others)."""
+    return any(d.call is call or depends_on(d, call) for d in dependant.dependencies)

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from redis.exceptions import ConnectionError as ValkeyConnectionError
 from redis.exceptions import TimeoutError as ValkeyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -49,7 +49,7 @@ STATUS: dict[str, int] = {
     ErrorCode.REGISTRATION_CLOSED: 409,
     ErrorCode.TOURNAMENT_STARTED: 409,
     ErrorCode.VALIDATION: 422,
-    "invalid_message": 422,  # chat: empty or longer than 500 characters after cleaning
+    ErrorCode.INVALID_MESSAGE: 422,
     ErrorCode.THROTTLED: 429,
     ErrorCode.INTERNAL: 500,
     ErrorCode.UNAVAILABLE: 503,
@@ -61,12 +61,96 @@ def status_for(code: str) -> int:
     return STATUS.get(code, DEFAULT_STATUS)
 
 
+class ErrorDetails(BaseModel):
+    """What a refusal adds: `field` names a wrong input field, `reason` refines the code; other
+    keys are the code's own (`retry_after`, `min_buy_in`, `turn_id`...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    field: str | None = Field(default=None, description="the request field that is wrong", examples=["buyIn"])
+    reason: str | None = Field(default=None, description="a finer reason within the code", examples=["one_per_owner"])
+
+
 class ErrorBody(BaseModel):
     """Every error response."""
 
-    code: str = Field(examples=["not_found"])
-    message: str
-    details: dict[str, Any] = Field(default_factory=dict)
+    code: str = Field(description="stable: branch on it (the route's answers list the codes it gives)")
+    message: str = Field(description="for people; may change")
+    details: ErrorDetails = Field(default_factory=ErrorDetails)
+
+
+#: what each code means, as the OpenAPI's error answers say it (and their examples' `message`)
+MEANING: dict[str, str] = {
+    ErrorCode.MALFORMED: "the request could not be parsed (not JSON, or an action of the wrong shape)",
+    ErrorCode.INVALID_AMOUNT: "an amount outside what the table allows",
+    ErrorCode.UNAUTHORIZED: "no credentials, or credentials not recognised",
+    ErrorCode.FORBIDDEN: "these credentials may not do this",
+    ErrorCode.ADMISSION: "this table does not admit your kind of participant",
+    ErrorCode.TABLE_CLOSED: "the table is closed or closing",
+    ErrorCode.LIMIT_EXCEEDED: "a cap on you or your owner refuses it",
+    ErrorCode.FROZEN: "new risk is frozen for you or your owner",
+    ErrorCode.REFILL_NOT_NEEDED: "your chips are not below the refill threshold",
+    ErrorCode.REFILL_TOO_SOON: "a refill was claimed this UTC day",
+    ErrorCode.NOT_FOUND: "no such thing (or not yours)",
+    ErrorCode.CONFLICT: "the state refuses it, or an Idempotency-Key or name is already used",
+    ErrorCode.INSUFFICIENT_FUNDS: "your balance does not cover it",
+    ErrorCode.HAND_CLOSED: "that hand is over",
+    ErrorCode.CHIPS_IN_PLAY: "chips of yours are committed to a hand not settled yet",
+    ErrorCode.ILLEGAL_ACTION: "not a legal action now (see `legalActions`)",
+    ErrorCode.NOT_YOUR_TURN: "another seat is to act",
+    ErrorCode.STALE_TURN: "the turn named is over",
+    ErrorCode.NOT_SEATED: "you are not seated (or not dealt in)",
+    ErrorCode.TABLE_FULL: "no free seat",
+    ErrorCode.ALREADY_SEATED: "you (or another participant of your owner) already sit here or elsewhere",
+    ErrorCode.ALREADY_REGISTERED: "already registered",
+    ErrorCode.NOT_REGISTERED: "not registered",
+    ErrorCode.TOURNAMENT_FULL: "the tournament is full",
+    ErrorCode.REGISTRATION_CLOSED: "the tournament takes no entries",
+    ErrorCode.TOURNAMENT_STARTED: "the tournament has started",
+    ErrorCode.VALIDATION: "a field breaks its rule (`details.errors` or `details.field`)",
+    ErrorCode.INVALID_MESSAGE: "chat text empty or longer than 500 characters",
+    ErrorCode.THROTTLED: "too many requests: wait `Retry-After` seconds",
+    ErrorCode.INTERNAL: "a bug, logged with the correlation id",
+    ErrorCode.UNAVAILABLE: "a dependency did not answer: retry (with the same Idempotency-Key)",
+}
+
+
+def refusals(*codes: ErrorCode | str) -> dict[int | str, dict[str, Any]]:
+    """The error answers of a route, for its decorator's `responses=`: one per status, whose
+    `code` is the enum of the route's codes with that status, with an example of each."""
+    by_status: dict[int, list[str]] = {}
+    for code in dict.fromkeys(str(c) for c in codes):
+        by_status.setdefault(status_for(code), []).append(code)
+    return {status: _answer(sorted(group)) for status, group in sorted(by_status.items())}
+
+
+def _answer(codes: list[str]) -> dict[str, Any]:
+    examples = {
+        code: {
+            "summary": MEANING.get(code, code),
+            "value": {"code": code, "message": MEANING.get(code, code), "details": {}},
+        }
+        for code in codes
+    }
+    schema = {"$ref": "#/components/schemas/ErrorBody", "properties": {"code": {"type": "string", "enum": codes}}}
+    return {
+        "description": "; ".join(f"`{code}`: {MEANING.get(code, code)}" for code in codes),
+        "content": {"application/json": {"schema": schema, "examples": examples}},
+    }
+
+
+def codes_of(responses: dict[Any, dict[str, Any]]) -> set[str]:
+    """The codes `refusals` documented in `responses` (a route's, or an operation's)."""
+    return {
+        code
+        for response in responses.values()
+        for code in response.get("content", {})
+        .get("application/json", {})
+        .get("schema", {})
+        .get("properties", {})
+        .get("code", {})
+        .get("enum", ())
+    }
 
 
 class ApiError(Exception):
@@ -83,8 +167,9 @@ class ApiError(Exception):
 def error_response(
     code: str, message: str, status: int, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None
 ) -> JSONResponse:
-    body = ErrorBody(code=code, message=message, details=details or {})
-    return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
+    """The `ErrorBody` JSON (`details` made JSON as it is, not validated: a refusal never fails)."""
+    body = {"code": code, "message": message, "details": _jsonable(details) if details else {}}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def retry_after(code: str, details: dict[str, Any]) -> dict[str, str] | None:
@@ -96,7 +181,7 @@ def retry_after(code: str, details: dict[str, Any]) -> dict[str, str] | None:
 
 def from_bus(exc: BusError) -> JSONResponse:
     headers = retry_after(exc.code, exc.details)
-    return error_response(exc.code.value, exc.message, status_for(exc.code), _jsonable(exc.details), headers)
+    return error_response(exc.code.value, exc.message, status_for(exc.code), exc.details, headers)
 
 
 def _jsonable(details: dict[str, Any]) -> dict[str, Any]:
@@ -119,24 +204,9 @@ HTTP_CODES = {
     503: ErrorCode.UNAVAILABLE,
 }
 
-#: error responses documented on every route
-RESPONSES: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorBody, "description": desc}
-    for status, desc in {
-        400: "bad input",
-        401: "not authenticated",
-        403: "forbidden or not admitted",
-        404: "not found",
-        409: "state conflict or stale turn",
-        422: "validation failed",
-        429: "throttled",
-        503: "a dependency is unavailable",
-    }.items()
-}
-
 
 async def _api(_: Request | None, exc: ApiError) -> JSONResponse:
-    return error_response(exc.code, exc.message, exc.status, _jsonable(exc.details), retry_after(exc.code, exc.details))
+    return error_response(exc.code, exc.message, exc.status, exc.details, retry_after(exc.code, exc.details))
 
 
 async def _bus(_: Request | None, exc: BusError) -> JSONResponse:

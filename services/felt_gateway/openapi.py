@@ -2,7 +2,10 @@
 
 - operation ids are the handler's name in camelCase (`join`, `act`, `signUp`): short, and stable
   while the handler keeps its name (an SDK generator makes its method names of them);
-- the error body's `code` is an enum of every code the gateway answers with (`errors.STATUS`);
+- every route lists the error codes it answers with, by status, as the enum of the body's `code`:
+  those it declares (`responses=refusals(...)`, next to the route) and those its signature
+  implies (credentials: `unauthorized`; the owner's token: `forbidden`; a body: `malformed`;
+  any parameter FastAPI validates: `validation`); `ErrorBody.code` is the enum of them all;
 - the headers a client meets are documented: `X-Correlation-Id` on every answer (a request may
   send its own: the API's description says so), `Retry-After` on 429 and 503,
   `Idempotent-Replayed` on the answers of a POST that takes an `Idempotency-Key`.
@@ -13,10 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi import params
+from fastapi.dependencies.utils import get_flat_params
+from fastapi import routing
 from fastapi.routing import APIRoute
 from pydantic.alias_generators import to_camel
 
-from felt_gateway.errors import STATUS
+from felt_contracts.errors import ErrorCode
+from felt_gateway import auth
+from felt_gateway.errors import STATUS, ErrorBody, codes_of, refusals
 
 CORRELATION = "X-Correlation-Id"
 HEADERS: dict[str, dict[str, Any]] = {
@@ -35,9 +43,34 @@ HEADERS: dict[str, dict[str, Any]] = {
 }
 
 
+#: a request may name its own correlation id (at most 200 characters)
+CORRELATION_PARAMETER = {
+    "name": CORRELATION,
+    "in": "header",
+    "required": False,
+    "description": "your id for this request, echoed in the answer and in every log line about it",
+    "schema": {"type": "string", "maxLength": 200},
+}
+
+
 def operation_id(route: APIRoute) -> str:
     """A route's operationId: its handler's name in camelCase."""
     return to_camel(route.name)
+
+
+def implied(route: Any) -> set[str]:
+    """The codes a route's signature implies, whatever its handler does (`route`: an APIRoute,
+    or FastAPI's view of one as a router included it)."""
+    codes: set[str] = set()
+    if auth.depends_on(route.dependant, auth.principal):
+        codes.add(ErrorCode.UNAUTHORIZED)
+    if auth.depends_on(route.dependant, auth.owner):
+        codes.add(ErrorCode.FORBIDDEN)
+    if route.body_field is not None:
+        codes |= {ErrorCode.MALFORMED, ErrorCode.VALIDATION}
+    if any(not isinstance(field.field_info, params.Path) for field in get_flat_params(route.dependant)):
+        codes.add(ErrorCode.VALIDATION)  # a query or header parameter (a path's is any string here)
+    return codes
 
 
 def install(app: FastAPI) -> None:
@@ -47,21 +80,37 @@ def install(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is not None:  # FastAPI keeps the document it wrote, changed in place here
             return app.openapi_schema
-        return document(build())
+        spec = build()
+        for route in routing.iter_route_contexts(app.routes):  # with the prefixes routers were included with
+            if isinstance(route.original_route, APIRoute) and route.include_in_schema:
+                for method in route.methods or ():
+                    operation = spec["paths"][route.path_format][method.lower()]
+                    answers = refusals(*codes_of(route.responses), *implied(route))
+                    operation["responses"] = {
+                        **{s: r for s, r in operation["responses"].items() if s.startswith("2")},
+                        **{str(status): answer for status, answer in answers.items()},
+                    }
+        return document(spec)
 
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend it
 
 
 def document(spec: dict[str, Any]) -> dict[str, Any]:
-    """`spec` with the error codes and the headers written in (in place)."""
+    """`spec` with the error body, the error codes and the headers written in (in place)."""
     components = spec.setdefault("components", {})
     components["headers"] = HEADERS
-    error = components.get("schemas", {}).get("ErrorBody")
-    if error is not None:
-        error["properties"]["code"]["enum"] = sorted(getattr(code, "value", code) for code in STATUS)
+    schemas = components.setdefault("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):  # FastAPI's 422, answered as an ErrorBody here
+        schemas.pop(name, None)
+    schemas.update(ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}").pop("$defs"))
+    schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas["ErrorBody"].pop("$defs")
+    schemas["ErrorBody"]["properties"]["code"]["enum"] = sorted(getattr(code, "value", code) for code in STATUS)
     for operations in spec.get("paths", {}).values():
         for operation in operations.values():
-            keyed = any(p.get("name") == "Idempotency-Key" for p in operation.get("parameters", ()))
+            parameters = operation.setdefault("parameters", [])
+            keyed = any(p.get("name") == "Idempotency-Key" for p in parameters)
+            parameters.append(CORRELATION_PARAMETER)
             for status, response in operation.get("responses", {}).items():
                 headers = response.setdefault("headers", {})
                 headers[CORRELATION] = {"$ref": f"#/components/headers/{CORRELATION}"}

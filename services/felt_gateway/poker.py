@@ -49,7 +49,7 @@ from felt_gateway import commands, rules
 from felt_gateway.auth import Who
 from felt_gateway.chat_members import ChatMembers
 from felt_gateway.clients import Bus, check_table_id
-from felt_gateway.errors import RESPONSES, ApiError, from_bus
+from felt_gateway.errors import ApiError, from_bus, refusals
 from felt_gateway.hub import Hub, next_events
 from felt_gateway.jsonio import Json
 from felt_gateway.identity import Principal, names_of
@@ -85,7 +85,16 @@ from felt_gateway.schemas import (
 )
 from felt_runtime.bus import BusError
 
-router = APIRouter(prefix="/api/v2/poker", tags=["poker"], responses=RESPONSES)
+router = APIRouter(prefix="/api/v2/poker", tags=["poker"])
+
+#: the codes a route gives beyond those its signature implies (felt_gateway/openapi.py), in groups:
+#: any bus call may find its service away; a table command may name an unknown table; a command
+#: the table applies once per message id refuses a key reused for another request; the commands
+#: of a seat refuse whoever is not seated
+BUS = (ErrorCode.UNAVAILABLE,)
+TABLE = (*BUS, ErrorCode.NOT_FOUND)
+KEYED = (*TABLE, ErrorCode.CONFLICT)
+SEAT = (*KEYED, ErrorCode.NOT_SEATED)
 
 TableIdPath = Annotated[str, "table id"]
 IdemKey = Annotated[
@@ -120,7 +129,9 @@ def command_out(result: Any) -> dict[str, Any]:
 # --- public ------------------------------------------------------------------------------------
 
 
-@router.get("/rules", response_model=RulesOut, summary="The rules document for agents")
+@router.get(
+    "/rules", response_model=RulesOut, responses=refusals(ErrorCode.NOT_FOUND), summary="The rules document for agents"
+)
 async def get_rules(
     rules_version: Annotated[str, Query(alias="rulesVersion", max_length=50)] = rules.DEFAULT,
 ) -> RulesOut:
@@ -131,7 +142,7 @@ async def get_rules(
     return RulesOut(rules_version=rules_version, available=list(rules.VERSIONS), text=rules.text(rules_version))
 
 
-@router.get("/tables", response_model=TablesOut, summary="The public table list")
+@router.get("/tables", response_model=TablesOut, responses=refusals(*BUS), summary="The public table list")
 async def list_tables(
     request: Request,
     kind: Annotated[ParticipantKind | None, Query(description="only tables admitting this kind")] = None,
@@ -160,7 +171,23 @@ async def list_tables(
 # --- seats -------------------------------------------------------------------------------------
 
 
-@router.post("/tables/{table_id}/join", response_model=CommandOut, summary="Take a seat")
+@router.post(
+    "/tables/{table_id}/join",
+    response_model=CommandOut,
+    responses=refusals(
+        *KEYED,
+        ErrorCode.TABLE_CLOSED,
+        ErrorCode.ADMISSION,
+        ErrorCode.CHIPS_IN_PLAY,
+        ErrorCode.ALREADY_SEATED,
+        ErrorCode.TABLE_FULL,
+        ErrorCode.INSUFFICIENT_FUNDS,
+        ErrorCode.INVALID_AMOUNT,
+        ErrorCode.LIMIT_EXCEEDED,
+        ErrorCode.FROZEN,
+    ),
+    summary="Take a seat",
+)
 async def join(
     request: Request, table_id: str, body: JoinBody, who: Who, idempotency_key: IdemKey = None
 ) -> dict[str, Any]:
@@ -179,7 +206,12 @@ async def join(
     return command_out(result)
 
 
-@router.post("/tables/{table_id}/start", response_model=CommandOut, summary="Start the next hand")
+@router.post(
+    "/tables/{table_id}/start",
+    response_model=CommandOut,
+    responses=refusals(*SEAT, ErrorCode.TABLE_CLOSED),
+    summary="Start the next hand",
+)
 async def start(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """Explicit-start tables: start a hand when at least two eligible players are ready
     (marks you ready). With an `Idempotency-Key`, a retry gets the first result (the table applies
@@ -190,7 +222,9 @@ async def start(request: Request, table_id: str, who: Who, idempotency_key: Idem
     return command_out(result)
 
 
-@router.post("/tables/{table_id}/leave", response_model=CommandOut, summary="Leave the table")
+@router.post(
+    "/tables/{table_id}/leave", response_model=CommandOut, responses=refusals(*SEAT), summary="Leave the table"
+)
 async def leave(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """Leave. During a hand the profile's policy applies (nlhe-1: check/fold on your turns,
     stack returned when the hand settles). With an `Idempotency-Key`, a retry gets the first result."""
@@ -204,7 +238,16 @@ async def leave(request: Request, table_id: str, who: Who, idempotency_key: Idem
     "/tables/{table_id}/actions",
     response_model=CommandOut,
     summary="Act on your turn",
-    responses={409: {"description": "not your turn, illegal, or `stale_turn`: the turn named is over"}},
+    responses=refusals(
+        *SEAT,
+        ErrorCode.HAND_CLOSED,
+        ErrorCode.MALFORMED,
+        ErrorCode.ILLEGAL_ACTION,
+        ErrorCode.NOT_YOUR_TURN,
+        ErrorCode.STALE_TURN,
+        ErrorCode.INVALID_AMOUNT,
+        ErrorCode.LIMIT_EXCEEDED,
+    ),
 )
 async def act(
     request: Request, table_id: str, body: ActionBody, who: Who, idempotency_key: IdemKey = None
@@ -240,7 +283,12 @@ async def once(
     return Json(body, headers={"Idempotent-Replayed": "true"} if result.replayed else None)
 
 
-@router.post("/tables/{table_id}/preaction", response_model=CommandOut, summary="Set or clear a pre-action")
+@router.post(
+    "/tables/{table_id}/preaction",
+    response_model=CommandOut,
+    responses=refusals(*SEAT, ErrorCode.HAND_CLOSED, ErrorCode.ILLEGAL_ACTION),
+    summary="Set or clear a pre-action",
+)
 async def preaction(
     request: Request, table_id: str, body: PreActionBody, who: Who, idempotency_key: IdemKey = None
 ) -> dict[str, Any]:
@@ -252,14 +300,24 @@ async def preaction(
     return command_out(await bus(request).table(table_id, command, message_id=message_id))
 
 
-@router.post("/tables/{table_id}/sit-out", response_model=CommandOut, summary="Sit out from the next hand")
+@router.post(
+    "/tables/{table_id}/sit-out",
+    response_model=CommandOut,
+    responses=refusals(*SEAT),
+    summary="Sit out from the next hand",
+)
 async def sit_out(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
     """Keep your seat but stop being dealt in from the next hand on (a hand you are in plays
     on). Your seat in the view says `sittingOut`; everyone gets a `sit_out` event."""
     return await once(request, who, table_id, "sitOut", commands.command(who, "sitOut"), idempotency_key)
 
 
-@router.post("/tables/{table_id}/sit-in", response_model=CommandOut, summary="Come back from sitting out")
+@router.post(
+    "/tables/{table_id}/sit-in",
+    response_model=CommandOut,
+    responses=refusals(*SEAT),
+    summary="Come back from sitting out",
+)
 async def sit_in(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> JSONResponse:
     """Be dealt in again from the next hand (event `sit_in`)."""
     return await once(request, who, table_id, "sitIn", commands.command(who, "sitIn"), idempotency_key)
@@ -269,11 +327,7 @@ async def sit_in(request: Request, table_id: str, who: Who, idempotency_key: Ide
     "/tables/{table_id}/show",
     response_model=CommandOut,
     summary="Show your cards after the hand",
-    responses={
-        409: {
-            "description": "`illegal_action` (reason `hand_running` / `nothing_to_show`) or `hand_closed`: a later hand was dealt"
-        }
-    },
+    responses=refusals(*SEAT, ErrorCode.ILLEGAL_ACTION, ErrorCode.HAND_CLOSED),
 )
 async def show(
     request: Request, table_id: str, who: Who, body: ShowBody | None = None, idempotency_key: IdemKey = None
@@ -296,7 +350,7 @@ async def show(
     "/tables/{table_id}/auto-rebuy",
     response_model=CommandOut,
     summary="Switch auto-rebuy on or off",
-    responses={403: {"description": "`forbidden` (reason `auto_rebuy_not_allowed`): this table has no auto-rebuy"}},
+    responses=refusals(*SEAT, ErrorCode.FORBIDDEN),
 )
 async def auto_rebuy(
     request: Request, table_id: str, body: AutoRebuyBody, who: Who, idempotency_key: IdemKey = None
@@ -317,7 +371,12 @@ async def auto_rebuy(
 # --- views -------------------------------------------------------------------------------------
 
 
-@router.get("/tables/{table_id}", response_model=TableEnvelope, summary="Your authenticated table view")
+@router.get(
+    "/tables/{table_id}",
+    response_model=TableEnvelope,
+    responses=refusals(*TABLE),
+    summary="Your authenticated table view",
+)
 async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     """`table.yourSeatId`, `table.hand.actorSeatId`, `table.hand.legalActions` (null / false =
     unavailable), your hole cards, the deadline and the hand's `rulesVersion`. Another
@@ -327,7 +386,12 @@ async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     return {"table": camel(result.view)}
 
 
-@router.get("/tables/{table_id}/events", response_model=EventsOut, summary="Numbered events (long-poll)")
+@router.get(
+    "/tables/{table_id}/events",
+    response_model=EventsOut,
+    responses=refusals(*TABLE),
+    summary="Numbered events (long-poll)",
+)
 async def events(request: Request, table_id: str, who: Who, query: Annotated[EventsQuery, Query()]) -> JSONResponse:
     """Events with `seq > after`, redacted for you, oldest first. With `wait`, the call returns
     as soon as something happens (or after `wait` seconds with what came, maybe nothing).
@@ -375,7 +439,9 @@ async def events(request: Request, table_id: str, who: Who, query: Annotated[Eve
     return Json({"tableId": table_id, "after": query.after, "lastSeq": cursor, "events": found})
 
 
-@router.get("/tables/{table_id}/hands", response_model=HandsOut, summary="Finished hands of a table")
+@router.get(
+    "/tables/{table_id}/hands", response_model=HandsOut, responses=refusals(*TABLE), summary="Finished hands of a table"
+)
 async def hands(
     request: Request, table_id: str, who: Who, mine: bool = False, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> dict[str, Any]:
@@ -413,14 +479,17 @@ TableQuery = Annotated[
     "/hands/{hand_id}.phh",
     response_class=PlainTextResponse,
     summary="A hand history as PHH",
-    responses={200: {"content": {"text/plain": {}}, "description": "PHH (TOML) text, redacted for you"}},
+    responses={
+        200: {"content": {"text/plain": {}}, "description": "PHH (TOML) text, redacted for you"},
+        **refusals(*TABLE),
+    },
 )
 async def hand_phh(request: Request, hand_id: str, who: Who, table_id: TableQuery = None) -> PlainTextResponse:
     hand = await _hand(request, who, hand_id, table_id, "phh")
     return PlainTextResponse(hand.phh or "", media_type="text/plain; charset=utf-8")
 
 
-@router.get("/hands/{hand_id}", response_model=HandOut, summary="A hand history (JSON)")
+@router.get("/hands/{hand_id}", response_model=HandOut, responses=refusals(*TABLE), summary="A hand history (JSON)")
 async def hand_json(
     request: Request, hand_id: str, who: Who, table_id: TableQuery = None
 ) -> HandHistory | PlainTextResponse:
@@ -433,7 +502,7 @@ async def hand_json(
 # --- chat --------------------------------------------------------------------------------------
 
 
-@router.get("/tables/{table_id}/chat", response_model=ChatOut, summary="Recent table chat")
+@router.get("/tables/{table_id}/chat", response_model=ChatOut, responses=refusals(*TABLE), summary="Recent table chat")
 async def chat_history(
     request: Request,
     table_id: str,
@@ -449,7 +518,12 @@ async def chat_history(
     return {"tableId": table_id, "messages": camel(page.messages), "hasMore": page.has_more}
 
 
-@router.post("/tables/{table_id}/chat", response_model=ChatPostedOut, summary="Say something at the table")
+@router.post(
+    "/tables/{table_id}/chat",
+    response_model=ChatPostedOut,
+    responses=refusals(*KEYED, ErrorCode.FORBIDDEN, ErrorCode.INVALID_MESSAGE, ErrorCode.THROTTLED),
+    summary="Say something at the table",
+)
 async def chat_post(
     request: Request, table_id: str, body: ChatBody, who: Who, idempotency_key: IdemKey = None
 ) -> ChatPosted:
@@ -464,13 +538,13 @@ async def chat_post(
 # --- money -------------------------------------------------------------------------------------
 
 
-@router.get("/balance", response_model=BalanceOut, summary="Your balance")
+@router.get("/balance", response_model=BalanceOut, responses=refusals(*BUS), summary="Your balance")
 async def balance(request: Request, who: Who) -> Balance:
     """Available, reserved at tables and in play (escrow of open hands), separately."""
     return await bus(request).call(subjects.WALLET_BALANCE, BalanceQuery(account_id=who.participant_id), Balance)
 
 
-@router.get("/leaderboard", response_model=LeaderboardOut, summary="The leaderboard")
+@router.get("/leaderboard", response_model=LeaderboardOut, responses=refusals(*BUS), summary="The leaderboard")
 async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:
     """Participants by total chips (available + reserved; escrow excluded)."""
     board: Leaderboard = await bus(request).call(
@@ -493,7 +567,7 @@ async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge
     return {"entries": entries}
 
 
-@router.get("/sessions", response_model=SessionsOut, summary="Your table sessions")
+@router.get("/sessions", response_model=SessionsOut, responses=refusals(*BUS), summary="Your table sessions")
 async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> SessionHistory:
     """History: buy-in, cash-out, net and gross wagers per table session; `granted`: the chips
     the house gave you (the starting grant and refills), of which `refilled` by refills."""
@@ -512,7 +586,12 @@ async def _refill_account(request: Request, who: Principal, participant_id: str 
     return participant_id
 
 
-@router.get("/refill", response_model=RefillStateOut, summary="Whether you may claim a refill now")
+@router.get(
+    "/refill",
+    response_model=RefillStateOut,
+    responses=refusals(*BUS, ErrorCode.NOT_FOUND),
+    summary="Whether you may claim a refill now",
+)
 async def refill_state(
     request: Request,
     who: Who,
@@ -528,10 +607,9 @@ async def refill_state(
     "/refill",
     response_model=RefilledOut,
     summary="Claim a refill",
-    responses={
-        403: {"description": "`frozen`: you or your owner froze new risk"},
-        409: {"description": "`refill_not_needed` (details `total`, `below`) or `refill_too_soon` (details `next_at`)"},
-    },
+    responses=refusals(
+        *BUS, ErrorCode.NOT_FOUND, ErrorCode.FROZEN, ErrorCode.REFILL_NOT_NEEDED, ErrorCode.REFILL_TOO_SOON
+    ),
 )
 async def refill(request: Request, body: RefillBody, who: Who) -> dict[str, Any]:
     """When your chips (available, reserved and in play) are below the threshold, the house tops
@@ -574,13 +652,18 @@ def _scope_id(who: Principal, scope: Scope) -> str:
     return scope_id
 
 
-@router.get("/limits", response_model=LimitsOut, summary="Caps and counters")
+@router.get("/limits", response_model=LimitsOut, responses=refusals(*BUS), summary="Caps and counters")
 async def get_limits(request: Request, who: Who) -> LimitsState:
     """Owner and participant caps, what is used (UTC day), headroom, pending raises, freezes."""
     return await _limits(request, who)
 
 
-@router.post("/limits/caps", response_model=CapChangeOut, summary="Lower or raise a cap")
+@router.post(
+    "/limits/caps",
+    response_model=CapChangeOut,
+    responses=refusals(*BUS, ErrorCode.MALFORMED, ErrorCode.FORBIDDEN),
+    summary="Lower or raise a cap",
+)
 async def set_cap(request: Request, body: CapBody, who: Who) -> CapChange:
     """Lowering applies at once; raising waits for the cool-off. An agent's key may lower
     caps; raising needs the owner's login token."""
@@ -595,7 +678,12 @@ async def set_cap(request: Request, body: CapBody, who: Who) -> CapChange:
     )
 
 
-@router.post("/limits/freeze", response_model=FreezeOut, summary="Freeze (or unfreeze) new risk")
+@router.post(
+    "/limits/freeze",
+    response_model=FreezeOut,
+    responses=refusals(*BUS, ErrorCode.MALFORMED, ErrorCode.FORBIDDEN),
+    summary="Freeze (or unfreeze) new risk",
+)
 async def freeze(request: Request, body: FreezeBody, who: Who) -> FreezeState:
     """Freezing stops new risk at once; accepted obligations still settle. Unfreezing needs the
     owner's login token."""

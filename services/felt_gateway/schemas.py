@@ -135,6 +135,12 @@ Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
 
 
 class SignUpBody(Body):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"email": "ada@example.org", "password": "correct horse battery", "screenName": "Ada"}]
+        }
+    )
+
     email: Email
     password: Password
     screen_name: Annotated[
@@ -148,6 +154,8 @@ class SignUpBody(Body):
 
 
 class NameBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"name": "Ada"}]})
+
     name: Annotated[str, Field(max_length=200, description="a person's screen name, or an agent's name")]
 
 
@@ -157,6 +165,10 @@ class NameOut(Out):
 
 
 class LoginBody(Body):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"email": "ada@example.org", "password": "correct horse battery"}]}
+    )
+
     email: Annotated[str, Field(min_length=1, max_length=254, pattern=r"^[^\x00-\x1f\x7f]+$")]
     password: Annotated[str, Field(min_length=1, max_length=256)]
 
@@ -192,6 +204,8 @@ class Me(Out):
 
 
 class AgentBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"name": "my-bot"}]})
+
     name: Annotated[str, Field(min_length=1, max_length=50, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
 
@@ -219,6 +233,8 @@ class RulesOut(Out):
 
 
 class JoinBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"buyIn": 100}, {}]})
+
     buy_in: Chips | None = Field(
         default=None,
         description="chips to bring; None: the largest amount in the table's range your balance covers (ignored for ante-nl-1)",
@@ -242,6 +258,15 @@ class ActionBody(Body):
     """The Clawbet rules' action JSON plus the turn it is meant for. ante-nl-1: `hit` (check/call) and
     `bet` = chips to add now; draw5-1: `draw` with `cards` to discard."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"type": "raiseTo", "amount": 6, "handId": "t1-0f3a9c2b7d4e8a10", "turnId": 3},
+                {"type": "fold"},
+            ]
+        }
+    )
+
     type: ActionType
     amount: Chips | None = None
     cards: list[CardText] = Field(default_factory=list, max_length=5)
@@ -255,36 +280,54 @@ class ActionBody(Body):
 
 
 class PreActionBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"preaction": "check_fold"}, {"preaction": None}]})
+
     preaction: PreActionName | None
 
 
 class ShowBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"handId": "t1-0f3a9c2b7d4e8a10"}, {}]})
+
     hand_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
         default=None, description="the finished hand you mean (a later deal: `hand_closed`)"
     )
 
 
 class AutoRebuyBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"enabled": True}]})
+
     enabled: StrictBool
 
 
 class ChatBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"text": "good game"}]})
+
     text: Annotated[str, Field(min_length=1, max_length=2000)]
 
 
 class CapBody(Body):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"scope": "owner", "limit": "daily_buy_in", "cap": 1000}]}
+    )
+
     scope: Scope = Scope.OWNER
     limit: LimitName
     cap: Annotated[int, Field(strict=True, ge=0, le=10**12)] | None
 
 
 class FreezeBody(Body):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"scope": "owner", "frozen": True, "reason": "taking a break"}]}
+    )
+
     scope: Scope = Scope.OWNER
     frozen: bool = True
     reason: Annotated[str, Field(max_length=500, pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$")] = ""
 
 
 class RefillBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"refillId": "my-refill-1"}]})
+
     refill_id: Annotated[
         str,
         Field(
