@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,6 +14,10 @@ def new_id() -> str:
     """A fresh random id (message ids, correlation ids): 128 random bits as 32 hex digits, the
     length of a uuid4's hex without building the UUID object (two per bus message)."""
     return os.urandom(16).hex()
+
+
+#: where a page of a list starts: the `next` of the page before (felt_runtime/paging.py)
+Cursor = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
 class Message(BaseModel):

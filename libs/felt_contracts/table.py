@@ -37,7 +37,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from felt_contracts.base import Event, Message, Request
+from felt_contracts.base import Cursor, Event, Message, Request
 from felt_contracts.names import ActionName, EventKind, OperationKind, Phase, PreActionName
 from felt_contracts.timer import TimeBankPolicy
 
@@ -325,11 +325,13 @@ class GetHand(Message):
 
 
 class ListHands(Message):
-    """Finished hands of this table, newest first (optionally only those `participant_id` played)."""
+    """Finished hands of this table, newest first (by end, then hand id), a page of `limit` past
+    `after` (optionally only those `participant_id` played)."""
 
     type: Literal["hands"] = "hands"
     participant_id: ParticipantId | None = None
     limit: Annotated[int, Field(ge=1, le=500)] = 50
+    after: Cursor | None = None
 
 
 TableCommand = Annotated[
@@ -574,6 +576,7 @@ class TableResult(Message):
     view: TableView | None = None
     events: tuple[TableEvent, ...] = ()
     hands: tuple[HandSummary, ...] = ()
+    next: str | None = None  # `hands`: the cursor of the next page, if any
     hand: HandHistory | None = None
     #: the outcome a command's `message_id` had the first time (the table applies it once): its
     #: status, seq, seat and buy-in, with the view as it is at the resend

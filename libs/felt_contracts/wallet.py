@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from felt_contracts.base import Event, Message, Request
+from felt_contracts.base import Cursor, Event, Message, Request
 
 #: The largest amount any single wallet message may carry (far above any real stack).
 MAX_AMOUNT = 10**12
@@ -205,12 +205,18 @@ class BalanceQuery(Request):
 
 
 class LeaderboardQuery(Request):
+    """A page of the leaderboard: by total chips, highest first, then by account id."""
+
     limit: Annotated[int, Field(strict=True, ge=1, le=100)] = 10
+    after: Cursor | None = None
 
 
 class SessionsQuery(Request):
+    """A page of an account's table sessions: newest opened first, then by session id."""
+
     account_id: Id
     limit: Annotated[int, Field(strict=True, ge=1, le=500)] = 50
+    after: Cursor | None = None
 
 
 # --- results -------------------------------------------------------------------------------
@@ -330,6 +336,7 @@ class Balance(Message):
 
 
 class LeaderboardEntry(Message):
+    rank: int = 0  # 1 for the most chips, counted across pages
     account_id: str
     owner_id: str | None
     total: int  # available + reserved (escrow excluded)
@@ -338,6 +345,7 @@ class LeaderboardEntry(Message):
 
 class Leaderboard(Message):
     entries: list[LeaderboardEntry]
+    next: str | None = None  # the cursor of the next page, if any
 
 
 class SessionInfo(Message):
@@ -356,5 +364,8 @@ class SessionInfo(Message):
 class SessionHistory(Message):
     account_id: str
     sessions: list[SessionInfo]
+    next: str | None = Field(
+        default=None, description="ask again with `after=next` for the next page; null: the last page"
+    )
     granted: int = 0  # chips the house ever gave the account: the starting grant and refills
     refilled: int = 0  # of which refills

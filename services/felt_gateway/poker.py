@@ -97,6 +97,15 @@ KEYED = (*TABLE, ErrorCode.CONFLICT)
 SEAT = (*KEYED, ErrorCode.NOT_SEATED)
 
 TableIdPath = Annotated[str, "table id"]
+After = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=200,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="the `next` of the page before: this page starts after it (a cursor of another list: 422 `validation`)",
+    ),
+]
 IdemKey = Annotated[
     str | None,
     Header(
@@ -443,13 +452,19 @@ async def events(request: Request, table_id: str, who: Who, query: Annotated[Eve
     "/tables/{table_id}/hands", response_model=HandsOut, responses=refusals(*TABLE), summary="Finished hands of a table"
 )
 async def hands(
-    request: Request, table_id: str, who: Who, mine: bool = False, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    request: Request,
+    table_id: str,
+    who: Who,
+    mine: bool = False,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    after: After = None,
 ) -> dict[str, Any]:
-    """Finished hands, newest first (`mine=true`: only those you played)."""
+    """Finished hands, newest first (by end, then hand id; `mine=true`: only those you played),
+    `limit` to a page: ask again with `after=next` for the next one."""
     result = await bus(request).table(
-        table_id, ListHands(participant_id=who.participant_id if mine else None, limit=limit)
+        table_id, ListHands(participant_id=who.participant_id if mine else None, limit=limit, after=after)
     )
-    return {"tableId": table_id, "hands": camel(result.hands)}
+    return {"tableId": table_id, "hands": camel(result.hands), "next": result.next}
 
 
 async def _hand(
@@ -545,18 +560,21 @@ async def balance(request: Request, who: Who) -> Balance:
 
 
 @router.get("/leaderboard", response_model=LeaderboardOut, responses=refusals(*BUS), summary="The leaderboard")
-async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:
-    """Participants by total chips (available + reserved; escrow excluded)."""
+async def leaderboard(
+    request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=100)] = 10, after: After = None
+) -> dict[str, Any]:
+    """Participants by total chips (available + reserved; escrow excluded), most first, then by
+    id; `limit` to a page, `after=next` for the next one (each page is the board as it is read)."""
     board: Leaderboard = await bus(request).call(
-        subjects.WALLET_LEADERBOARD, LeaderboardQuery(limit=limit), Leaderboard
+        subjects.WALLET_LEADERBOARD, LeaderboardQuery(limit=limit, after=after), Leaderboard
     )
     names = await names_of(request.app.state.engine, [e.account_id for e in board.entries])
     entries = []
-    for rank, e in enumerate(board.entries, 1):
+    for e in board.entries:
         name, kind = names.get(e.account_id, ("", None))
         entries.append(
             {
-                "rank": rank,
+                "rank": e.rank,
                 "participantId": e.account_id,
                 "name": name,
                 "kind": kind,
@@ -564,16 +582,18 @@ async def leaderboard(request: Request, who: Who, limit: Annotated[int, Query(ge
                 "granted": e.granted,
             }
         )
-    return {"entries": entries}
+    return {"entries": entries, "next": board.next}
 
 
 @router.get("/sessions", response_model=SessionsOut, responses=refusals(*BUS), summary="Your table sessions")
-async def sessions(request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> SessionHistory:
-    """History: buy-in, cash-out, net and gross wagers per table session; `granted`: the chips
-    the house gave you (the starting grant and refills), of which `refilled` by refills."""
-    return await bus(request).call(
-        subjects.WALLET_SESSIONS, SessionsQuery(account_id=who.participant_id, limit=limit), SessionHistory
-    )
+async def sessions(
+    request: Request, who: Who, limit: Annotated[int, Query(ge=1, le=500)] = 50, after: After = None
+) -> SessionHistory:
+    """History: buy-in, cash-out, net and gross wagers per table session, newest first (then by
+    id), `limit` to a page, `after=next` for the next one; `granted`: the chips the house gave
+    you (the starting grant and refills), of which `refilled` by refills."""
+    query = SessionsQuery(account_id=who.participant_id, limit=limit, after=after)
+    return await bus(request).call(subjects.WALLET_SESSIONS, query, SessionHistory)
 
 
 async def _refill_account(request: Request, who: Principal, participant_id: str | None) -> str:

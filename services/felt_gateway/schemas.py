@@ -396,9 +396,14 @@ class TablesOut(BaseModel):
     tables: list[LobbyTable]
 
 
+#: a page's cursor, in every paged list's answer
+NEXT = Field(default=None, description="ask again with `after=next` for the next page; null: the last page")
+
+
 class HandsOut(BaseModel):
     tableId: str
     hands: list[twin(HandSummary)]  # type: ignore[valid-type]  # twin() builds the model at import time
+    next: str | None = NEXT
 
 
 class ChatOut(BaseModel):
@@ -418,6 +423,7 @@ class LeaderboardEntryOut(BaseModel):
 
 class LeaderboardOut(BaseModel):
     entries: list[LeaderboardEntryOut]
+    next: str | None = NEXT
 
 
 HandOut = twin(HandHistory)

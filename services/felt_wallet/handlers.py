@@ -111,12 +111,12 @@ def register(broker: Any, engine: AsyncEngine, writer: Writer, grants: Grants) -
     @responder(broker, s.WALLET_LEADERBOARD, LeaderboardQuery, queue=q, concurrency=CONCURRENCY)
     async def leaderboard(req: LeaderboardQuery) -> Leaderboard:
         """Top accounts by available + reserved (escrow excluded)."""
-        return await queries.leaderboard(engine, req.limit)
+        return await queries.leaderboard(engine, req.limit, req.after)
 
     @responder(broker, s.WALLET_SESSIONS, SessionsQuery, queue=q, concurrency=CONCURRENCY)
     async def sessions(req: SessionsQuery) -> SessionHistory:
         """Per table session: buy-in, cash-out, net, gross wagers, hands played."""
-        return await queries.session_history(engine, req.account_id, req.limit)
+        return await queries.session_history(engine, req.account_id, req.limit, req.after)
 
     @responder(broker, s.WALLET_POOL_ENTRY, PoolEntry, queue=q, concurrency=CONCURRENCY)
     async def pool_entry(req: PoolEntry) -> PoolEntryResult:

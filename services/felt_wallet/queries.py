@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -16,6 +17,7 @@ from felt_contracts.wallet import (
     SessionHistory,
     SessionInfo,
 )
+from felt_runtime import paging
 from felt_runtime.bus import BusError
 from felt_wallet import refills
 from felt_wallet.refills import Grants
@@ -53,7 +55,10 @@ async def balance(engine: AsyncEngine, account_id: str) -> Balance:
     )
 
 
-async def leaderboard(engine: AsyncEngine, limit: int) -> Leaderboard:
+async def leaderboard(engine: AsyncEngine, limit: int, after: str | None = None) -> Leaderboard:
+    """A page by total, highest first, then account id; the cursor carries the last rank shown
+    (totals move between pages: each page is the board as it was read)."""
+    past = paging.key(after, int, str, int)
     total = sa.func.sum(ledger.c.balance).label("total")
     stmt = (
         sa.select(ledger.c.account_id, accounts.c.owner_id, total, accounts.c.granted)
@@ -61,16 +66,24 @@ async def leaderboard(engine: AsyncEngine, limit: int) -> Leaderboard:
         .where(ledger.c.kind.in_(["available", "reserve"]))
         .group_by(ledger.c.account_id, accounts.c.owner_id, accounts.c.granted)
         .order_by(total.desc(), ledger.c.account_id)
-        .limit(limit)
+        .limit(limit + 1)
     )
+    if past is not None:
+        stmt = stmt.having((total < past[0]) | ((total == past[0]) & (ledger.c.account_id > past[1])))
     async with engine.connect() as conn:
         rows = (await conn.execute(stmt)).all()
-    return Leaderboard(
-        entries=[LeaderboardEntry(account_id=a, owner_id=o, total=int(t), granted=int(g)) for a, o, t, g in rows]
-    )
+    first = past[2] + 1 if past is not None else 1
+    entries = [
+        LeaderboardEntry(rank=first + n, account_id=a, owner_id=o, total=int(t), granted=int(g))
+        for n, (a, o, t, g) in enumerate(rows)
+    ]
+    shown, more = paging.page(entries, limit, lambda e: (e.total, e.account_id, e.rank))
+    return Leaderboard(entries=shown, next=more)
 
 
-async def session_history(engine: AsyncEngine, account_id: str, limit: int) -> SessionHistory:
+async def session_history(engine: AsyncEngine, account_id: str, limit: int, after: str | None = None) -> SessionHistory:
+    """A page of sessions, newest opened first, then by session id."""
+    past = paging.key(after, datetime, str)
     async with engine.connect() as conn:
         acct = (
             await conn.execute(
@@ -83,18 +96,20 @@ async def session_history(engine: AsyncEngine, account_id: str, limit: int) -> S
             (
                 await conn.execute(
                     sa.select(sessions)
-                    .where(sessions.c.account_id == account_id)
+                    .where(sessions.c.account_id == account_id, _past(past))
                     .order_by(sessions.c.opened_at.desc(), sessions.c.session_id)
-                    .limit(limit)
+                    .limit(limit + 1)
                 )
             )
             .mappings()
             .all()
         )
+    shown, more = paging.page(rows, limit, lambda r: (r["opened_at"], r["session_id"]))
     return SessionHistory(
         account_id=account_id,
         granted=int(acct.granted),
         refilled=int(acct.refilled),
+        next=more,
         sessions=[
             SessionInfo(
                 session_id=r["session_id"],
@@ -108,6 +123,14 @@ async def session_history(engine: AsyncEngine, account_id: str, limit: int) -> S
                 opened_at=r["opened_at"],
                 closed_at=r["closed_at"],
             )
-            for r in rows
+            for r in shown
         ],
     )
+
+
+def _past(after: tuple[Any, ...] | None) -> sa.ColumnElement[bool]:
+    """Sessions strictly past the sort key `after` (opened_at, session_id)."""
+    if after is None:
+        return sa.true()
+    opened, session_id = after
+    return (sessions.c.opened_at < opened) | ((sessions.c.opened_at == opened) & (sessions.c.session_id > session_id))

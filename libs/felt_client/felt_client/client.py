@@ -26,7 +26,18 @@ import httpx
 
 from felt_client.backoff import Backoff
 from felt_client.errors import ApiError, Conflict
-from felt_client.models import AgentKey, Balance, CommandResult, Event, EventPage, TableView
+from felt_client.models import (
+    AgentKey,
+    Balance,
+    CommandResult,
+    Event,
+    EventPage,
+    HandPage,
+    LeaderboardPage,
+    Page,
+    SessionPage,
+    TableView,
+)
 
 POKER = "/api/v2/poker"
 ACCOUNTS = "/api/v2/accounts"
@@ -357,10 +368,30 @@ class FeltClient:
 
     # --- hand histories ------------------------------------------------------------------------
 
-    async def hands(self, table_id: str, mine: bool = False, limit: int = 50) -> list[dict[str, Any]]:
-        """Finished hands of a table, newest first (`mine`: only those you played)."""
-        body = await self.request("GET", f"{POKER}/tables/{table_id}/hands", params={"mine": mine, "limit": limit})
-        return body["hands"]
+    async def hands(
+        self, table_id: str, mine: bool = False, limit: int = 50, after: str | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of a table's finished hands, newest first (`mine`: only those you played);
+        `all_hands` reads them all."""
+        return (await self._page(HandPage, f"{POKER}/tables/{table_id}/hands", limit, after, mine=mine)).hands
+
+    def all_hands(self, table_id: str, mine: bool = False, page: int = 100) -> AsyncIterator[dict[str, Any]]:
+        """`async for hand in client.all_hands(table_id)`: every finished hand, newest first."""
+        return self._every(HandPage, f"{POKER}/tables/{table_id}/hands", page, mine=mine)
+
+    async def _page(self, model: type[Page], path: str, limit: int, after: str | None, **params: Any) -> Any:
+        return model.model_validate(await self.request("GET", path, params=_given(limit=limit, after=after, **params)))
+
+    async def _every(self, model: type[Page], path: str, limit: int, **params: Any) -> AsyncIterator[dict[str, Any]]:
+        """The items of every page of a list, following `next` until the last page."""
+        after: str | None = None
+        while True:
+            page = await self._page(model, path, limit, after, **params)
+            for item in page.items():
+                yield item
+            if page.next is None:
+                return
+            after = page.next
 
     async def hand(self, hand_id: str, table_id: str | None = None) -> dict[str, Any]:
         """One finished hand as you may see it (JSON)."""
@@ -381,11 +412,19 @@ class FeltClient:
     async def balance(self) -> Balance:
         return Balance.model_validate(await self.request("GET", f"{POKER}/balance"))
 
-    async def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
-        return (await self.request("GET", f"{POKER}/sessions", params={"limit": limit}))["sessions"]
+    async def sessions(self, limit: int = 50, after: str | None = None) -> list[dict[str, Any]]:
+        """A page of your table sessions, newest first; `all_sessions` reads them all."""
+        return (await self._page(SessionPage, f"{POKER}/sessions", limit, after)).sessions
 
-    async def leaderboard(self, limit: int = 10) -> list[dict[str, Any]]:
-        return (await self.request("GET", f"{POKER}/leaderboard", params={"limit": limit}))["entries"]
+    def all_sessions(self, page: int = 100) -> AsyncIterator[dict[str, Any]]:
+        return self._every(SessionPage, f"{POKER}/sessions", page)
+
+    async def leaderboard(self, limit: int = 10, after: str | None = None) -> list[dict[str, Any]]:
+        """A page of the leaderboard, most chips first; `all_leaders` reads it all."""
+        return (await self._page(LeaderboardPage, f"{POKER}/leaderboard", limit, after)).entries
+
+    def all_leaders(self, page: int = 100) -> AsyncIterator[dict[str, Any]]:
+        return self._every(LeaderboardPage, f"{POKER}/leaderboard", page)
 
     async def limits(self) -> dict[str, Any]:
         """Caps, what is used today, headroom, pending raises and freezes."""

@@ -143,6 +143,31 @@ class EventPage(Answer):
     events: list[dict[str, Any]]
 
 
+class Page(Answer):
+    """A page of a list: `next` is the cursor of the page after it (None: the last)."""
+
+    next: str | None = None
+    ITEMS: ClassVar[str] = ""
+
+    def items(self) -> list[dict[str, Any]]:
+        return getattr(self, self.ITEMS)
+
+
+class HandPage(Page):
+    SCHEMA, ITEMS = "HandsOut", "hands"
+    hands: list[dict[str, Any]]
+
+
+class SessionPage(Page):
+    SCHEMA, ITEMS = "SessionHistory", "sessions"
+    sessions: list[dict[str, Any]]
+
+
+class LeaderboardPage(Page):
+    SCHEMA, ITEMS = "LeaderboardOut", "entries"
+    entries: list[dict[str, Any]]
+
+
 #: every model whose fields the room's tests check against its OpenAPI schema
 CHECKED: tuple[type[Answer], ...] = (
     AgentKey,
@@ -155,4 +180,7 @@ CHECKED: tuple[type[Answer], ...] = (
     Balance,
     CommandResult,
     EventPage,
+    HandPage,
+    SessionPage,
+    LeaderboardPage,
 )

@@ -4,6 +4,7 @@ queries: view, missed events, finished hands."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import (
@@ -24,6 +25,7 @@ from felt_contracts.table import (
 )
 from felt_engine import actions as engine
 from felt_engine.views import sight
+from felt_runtime import paging
 from felt_runtime.bus import BusError
 from felt_table.model import history
 from felt_table.commands.recovery import paused
@@ -173,8 +175,10 @@ async def get_hand(table: Table, command: GetHand) -> TableResult:
 
 async def list_hands(table: Table, command: ListHands) -> TableResult:
     await table.events.flush()
-    rows = await table.deps.store.hands(table.tid, command.participant_id, command.limit)
-    return table.result(hands=tuple(history.summary(json.loads(row["record"])) for row in rows))
+    after = paging.key(command.after, datetime, str)
+    rows = await table.deps.store.hands(table.tid, command.participant_id, command.limit + 1, after)
+    shown, more = paging.page(rows, command.limit, lambda row: (row["ended_at"], row["hand_id"]))
+    return table.result(hands=tuple(history.summary(json.loads(row["record"])) for row in shown), next=more)
 
 
 COMMANDS: dict[type, Handler] = {GetView: get_view, GetEvents: get_events, GetHand: get_hand, ListHands: list_hands}

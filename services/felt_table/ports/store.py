@@ -190,11 +190,21 @@ class Store:
             )
         return dict(row) if row else None
 
-    async def hands(self, table_id: str, participant_id: str | None, limit: int) -> list[dict[str, Any]]:
+    async def hands(
+        self, table_id: str, participant_id: str | None, limit: int, after: tuple[Any, ...] | None = None
+    ) -> list[dict[str, Any]]:
+        """Finished hands newest first (by end, then hand id), at most `limit`, strictly past the
+        sort key `after` (ended_at, hand_id)."""
         query = sa.select(table_hands).where(table_hands.c.table_id == table_id)
         if participant_id:
             query = query.where(table_hands.c.participants.like(f'%"{participant_id}"%'))
-        query = query.order_by(table_hands.c.ended_at.desc()).limit(limit)
+        if after is not None:
+            ended, hand_id = after
+            query = query.where(
+                (table_hands.c.ended_at < ended)
+                | ((table_hands.c.ended_at == ended) & (table_hands.c.hand_id < hand_id))
+            )
+        query = query.order_by(table_hands.c.ended_at.desc(), table_hands.c.hand_id.desc()).limit(limit)
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [dict(row) for row in rows]
