@@ -145,12 +145,13 @@ def test_felt_up_with_default_settings_has_bots_playing_at_a_table(room: Room) -
     assert _playing(room, 90), "no table with bots playing"
 
 
-def liveness_window() -> float:
-    """Seconds a Kubernetes liveness probe of a Felt pod may fail before the pod is restarted
-    (deploy/k8s/base/pod-defaults.yaml)."""
+def liveness_probe() -> tuple[float, int]:
+    """The period (s) and failure threshold of a Felt pod's Kubernetes liveness probe
+    (deploy/k8s/base/pod-defaults.yaml): the pod is restarted after `threshold` failed probes
+    in a row, so an outage longer than `period * threshold` is one the probe must not notice."""
     patches = yaml.safe_load((REPO / "deploy/k8s/base/pod-defaults.yaml").read_text())
     probe = next(p["value"] for p in patches if p["path"].endswith("/livenessProbe"))
-    return float(probe["periodSeconds"] * probe["failureThreshold"])
+    return float(probe["periodSeconds"]), int(probe["failureThreshold"])
 
 
 def _playing(room: Room, timeout: float) -> list[str]:
@@ -178,15 +179,11 @@ def _playing(room: Room, timeout: float) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="on a busy machine the tables may not deal again within 90 s of NATS coming back, though every "
-    "service is ready and none restarted (docs/operations.md, 'A NATS outage')",
-    strict=False,
-)
 def test_a_nats_outage_longer_than_the_liveness_window_restarts_no_service(room: Room) -> None:
-    """kill -9 of NATS for longer than a liveness probe tolerates: every service stays alive
-    (`/healthz` asks no dependency; `/readyz` does), `felt up` restarts none, and the bots play
-    again once NATS is back (the same port, store and users)."""
+    """kill -9 of NATS for longer than a liveness probe tolerates: no service fails the probe as
+    many times in a row as would restart its pod (`/healthz` asks no dependency; `/readyz` does),
+    `felt up` restarts none, and the bots play again once NATS is back (the same port, store and
+    users). Seen beside six busy loops (load 24): ready 38 s after NATS came back, dealing 2 s later."""
     before = read_state(room.var / STATE_FILE)
     port = DEFAULT_NATS_PORT + room.offset
     nats = next(p for p in psutil.Process(room.proc.pid).children() if p.name() == "nats-server")
@@ -196,19 +193,23 @@ def test_a_nats_outage_longer_than_the_liveness_window_restarts_no_service(room:
         assert time.monotonic() < gone_by, "NATS still listening 10 s after kill -9"
         time.sleep(0.1)
     down = time.monotonic()
-    not_alive: list[str] = []
+    period, threshold = liveness_probe()
+    failed_in_a_row = dict.fromkeys(catalog.installed(), 0)
+    restarted_by_probe: set[str] = set()
     try:
-        while time.monotonic() - down < liveness_window() + 5:
-            for name in catalog.installed():
+        while time.monotonic() - down < period * threshold + 5:
+            round_began = time.monotonic()
+            for name in failed_in_a_row:
                 url = f"http://127.0.0.1:{catalog.default_port(name) + room.offset}/healthz"
                 try:
                     ok = httpx.get(url, timeout=4).status_code == 200
                 except httpx.HTTPError:
-                    ok = False
-                if not ok:
-                    not_alive.append(name)
-            time.sleep(2)
-        assert not_alive == [], f"/healthz failed during the outage: {not_alive}"
+                    ok = False  # a probe that times out fails, as the kubelet's does
+                failed_in_a_row[name] = 0 if ok else failed_in_a_row[name] + 1
+                if failed_in_a_row[name] >= threshold:
+                    restarted_by_probe.add(name)
+            time.sleep(max(0.0, period - (time.monotonic() - round_began)))  # one probe per period
+        assert restarted_by_probe == set(), f"/healthz failed {threshold} times in a row: {restarted_by_probe}"
         after = read_state(room.var / STATE_FILE)
         assert {n: after[n]["restarts"] for n in after} == {n: before[n]["restarts"] for n in before}
         assert {n: after[n]["pid"] for n in after} == {n: before[n]["pid"] for n in before}
@@ -216,9 +217,11 @@ def test_a_nats_outage_longer_than_the_liveness_window_restarts_no_service(room:
         config = room.var / "nats" / nats_access.CONFIG_FILE
         server = infra.start_nats(port, room.var / "nats", room.var / "logs" / "nats.log", config=config)
     try:
+        back = time.monotonic()
         status = _wait_all_healthy(room.env, room.proc, timeout=HEALTHY_WITHIN)
         assert status.returncode == 0, f"not ready again after NATS came back: {status.stdout}"
-        assert _playing(room, 90), "no table dealt a hand after NATS came back"
+        ready = time.monotonic() - back
+        assert _playing(room, 120), f"no table dealt a hand within 120 s of every service being ready ({ready:.0f} s)"
         after = read_state(room.var / STATE_FILE)
         assert {n: after[n]["restarts"] for n in after} == {n: before[n]["restarts"] for n in before}
     finally:
