@@ -5,6 +5,7 @@ and name only services, modules, ports and settings that exist."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -382,6 +383,19 @@ def test_the_alerts_query_metrics_that_exist_and_cover_what_operators_watch(
     assert set(monitored) == set(_kinds(docs, "Deployment"))
     dashboards = [c for n, c in _kinds(docs, "ConfigMap").items() if n.startswith("felt-dashboard")]
     assert dashboards and dashboards[0]["metadata"]["labels"]["grafana_dashboard"] == "1"
+
+
+@pytest.mark.skipif(
+    shutil.which("promtool") is None, reason="promtool is Debian's `prometheus` package (.ci/run installs it)"
+)
+def test_promtool_accepts_the_alert_rules(rendered: tuple[str, list[dict], Path], tmp_path: Path) -> None:
+    """Prometheus' own checker reads the PrometheusRule's groups: valid PromQL, durations and labels."""
+    _, docs, _ = rendered
+    rules = tmp_path / "felt-rules.yaml"
+    rules.write_text(yaml.safe_dump({"groups": _kinds(docs, "PrometheusRule")["felt"]["spec"]["groups"]}))
+    checked = subprocess.run(["promtool", "check", "rules", str(rules)], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "SUCCESS: 4 rules found" in checked.stdout, checked.stdout
 
 
 def test_production_speaks_tls_to_clients_and_between_the_room_and_nats(rendered: tuple[str, list[dict], Path]) -> None:
