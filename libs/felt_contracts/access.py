@@ -7,7 +7,8 @@ named for here. docs/operations.md ("Who may say what on the bus") explains the 
 only the table asks the wallet to move chips (the tournament service, for prize pools only), only
 the wallet publishes transfer events, only the
 table publishes table events, the gateway sends only what a client's request becomes, and the bots
-serve their own subjects and send nothing (they play through the gateway's REST API).
+serve their own subjects and send only the request for a benchmark match's table (they play through
+the gateway's REST API).
 """
 
 from __future__ import annotations
@@ -93,10 +94,14 @@ REQUESTS: tuple[Requests, ...] = (
     Requests("table", ("gateway",), (s.table_command("*"),)),
     Requests("table", ("gateway", OPERATOR), (s.TABLE_LIST,)),
     Requests("table", (OPERATOR,), (s.TABLE_CREATE, s.TABLE_CLOSE)),
+    # the ladder and benchmark matches: the bots service has a match's table made for its bot
+    Requests("table", ("gateway",), (s.TABLE_LADDER, s.TABLE_MATCH_GET)),
+    Requests("table", ("bots",), (s.TABLE_MATCH_CREATE,)),
     # replicas forward what another replica owns to it (tables over replicas)
     Requests("table", ("table",), (s.table_replica("*", "*"),)),
     Requests("chat", ("gateway",), (s.CHAT_POST, s.CHAT_HISTORY, s.CHAT_JOIN, s.CHAT_LEAVE)),
-    Requests("bots", (OPERATOR,), (s.BOTS_ADD, s.BOTS_STATUS)),
+    Requests("bots", (OPERATOR,), (s.BOTS_ADD,)),
+    Requests("bots", ("gateway", OPERATOR), (s.BOTS_STATUS, s.BOTS_MATCH)),
     Requests("tournament", (OPERATOR,), (s.TOURNAMENT_CREATE, s.TOURNAMENT_CANCEL)),
     Requests("tournament", ("gateway", OPERATOR), (s.TOURNAMENT_LIST, s.TOURNAMENT_GET)),
     Requests("tournament", ("gateway",), (s.TOURNAMENT_REGISTER, s.TOURNAMENT_UNREGISTER)),

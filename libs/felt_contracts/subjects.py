@@ -66,6 +66,9 @@ TABLE_QUEUE = "felt-table"
 TABLE_LIST = "felt.table.list"
 TABLE_CREATE = "felt.table.create"  # operators: create a table
 TABLE_CLOSE = "felt.table.close"  # operators: close a table (after the hand in progress)
+TABLE_LADDER = "felt.table.ladder"  # the gateway: every participant's settled hands, tallied
+TABLE_MATCH_CREATE = "felt.table.match_create"  # the bots service: a benchmark match's table
+TABLE_MATCH_GET = "felt.table.match_get"  # the gateway: a match and its result
 
 
 def table_command(table_id: str) -> str:
@@ -152,3 +155,4 @@ TOURNAMENT_UNREGISTER = "felt.tournament.unregister"
 BOTS_QUEUE = "felt-bots"
 BOTS_ADD = "felt.bots.add"  # seat more bots at a table
 BOTS_STATUS = "felt.bots.status"  # every running bot and what it did
+BOTS_MATCH = "felt.bots.match"  # the gateway: an agent's benchmark match against a bot level

@@ -38,6 +38,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from felt_contracts.base import Cursor, Event, Message, Request
+from felt_contracts.ladder import MatchTerms
 from felt_contracts.names import ActionName, EventKind, OperationKind, Phase, PreActionName
 from felt_contracts.timer import TimeBankPolicy
 
@@ -130,6 +131,9 @@ class TableConfig(Message):
     # `table_closed` is published and joins are refused (`table_closed`). None: no limit.
     max_hands: Annotated[int, Field(ge=1, le=10**9)] | None = None
     closes_at: datetime | None = None
+    # a benchmark match's table (felt_contracts.ladder): its two players only, deals in mirrored
+    # pairs, every stack topped up to the maximum buy-in and playing no more than it
+    match: MatchTerms | None = None
 
 
 #: a seat in the lobby and the table view: in the hand, waiting for the next, sat out, or on its way out

@@ -10,12 +10,14 @@ import logging
 import random
 
 from felt_bots.levels import LEVELS
+from felt_bots.matches import Matches
 from felt_bots.player import Bot
 from felt_bots.roster import identity, secret
 from felt_bots.settings import BotsSettings
 from felt_client import ApiError, FeltClient, Retry
 from felt_contracts import subjects
 from felt_contracts.bots import AddBots, BotsQuery, BotsStatus, Level
+from felt_contracts.ladder import MatchResult, StartMatch
 from felt_runtime import catalog
 from felt_runtime.bus import BusError, responder
 from felt_runtime.service import ServiceContext, load_settings
@@ -150,6 +152,14 @@ def build(ctx: ServiceContext) -> None:
         except ApiError as exc:
             raise BusError(ErrorCode.UNAVAILABLE, f"the gateway refused: {exc}") from None
         return BotsStatus(bots=[b.info() for b in bots])
+
+    matches = Matches(roster, ctx.broker)
+
+    # one at a time: a match takes a free bot of its level
+    @responder(ctx.broker, subjects.BOTS_MATCH, StartMatch, queue=subjects.BOTS_QUEUE, concurrency=1)
+    async def match(req: StartMatch) -> MatchResult:
+        """An agent's benchmark match against a bot of `level` (its table, the bot seated)."""
+        return await matches.start(req)
 
     @responder(ctx.broker, subjects.BOTS_STATUS, BotsQuery, queue=subjects.BOTS_QUEUE, concurrency=1)
     async def status(req: BotsQuery) -> BotsStatus:

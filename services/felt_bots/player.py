@@ -52,10 +52,12 @@ class Bot:
     pause_seconds: float = 1.0  # between hands at explicit-start tables
     wait_seconds: float = 10.0  # long-poll
     broke_recheck_seconds: float = 30.0
+    until_closed: bool = False  # a match bot: stop once the table has closed
     tally: Tally = field(default_factory=Tally)
     seat: int | None = None
     cursor: int = 0
     stale: bool = True  # read the view before the next long-poll
+    done: bool = False  # a match bot whose table closed
 
     def info(self) -> BotInfo:
         return BotInfo(
@@ -68,8 +70,10 @@ class Bot:
         )
 
     async def run(self) -> None:
-        """Play until cancelled; errors are counted and waited out, never fatal."""
-        while True:
+        """Play until cancelled (a match bot: until its table closed); errors are counted and
+        waited out, never fatal."""
+        self.done = False
+        while not self.done:
             try:
                 await self.step()
             except asyncio.CancelledError:
@@ -102,7 +106,9 @@ class Bot:
         view = await self.client.view(self.table_id)
         table = view.get("table") or {}
         self.seat = table.get("yourSeatId")
-        if self.seat is None:
+        if self.until_closed and table.get("closed"):
+            self.done = True
+        elif self.seat is None:
             if not await self.sit_down(table):
                 await asyncio.sleep(self.broke_recheck_seconds)
         elif self.should_leave(table):

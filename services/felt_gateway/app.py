@@ -15,7 +15,7 @@ from fastapi.responses import Response
 from fastapi.telemetry import TelemetryConfig
 
 from felt_contracts.base import new_id
-from felt_gateway import accounts, auth, errors, openapi, pages, poker, ws
+from felt_gateway import accounts, auth, errors, ladder, openapi, pages, poker, ws
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
 from felt_gateway.identity import Identity
@@ -138,8 +138,9 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     app.add_middleware(HttpMetrics)  # outermost: counts every answer, the refused ones too
     app.include_router(poker.router)  # the busier of the two first (disjoint prefixes: order is only cost)
     app.include_router(accounts.router)
+    app.include_router(ladder.router)
     app.add_api_websocket_route("/ws", ws.endpoint)
-    auth.document(app, poker.router, accounts.router)
+    auth.document(app, poker.router, accounts.router, ladder.router)
     openapi.install(app)
 
     def http(probe: Callable[[], Awaitable[Probe]]) -> Callable[[], Awaitable[Response]]:

@@ -236,7 +236,10 @@ async def _validation(_: Request | None, exc: RequestValidationError) -> JSONRes
     kinds = [str(e.get("type", "")) for e in exc.errors()]
     if any(k == "model_attributes_type" or k.startswith("json") for k in kinds):
         return error_response(ErrorCode.MALFORMED, "request body is not valid JSON", 400, {"errors": errors})
-    return error_response(ErrorCode.VALIDATION, "request failed validation", 422, {"errors": errors})
+    # the first wrong field by its JSON name (a body's, a query's or a path's)
+    field = next((str(e["loc"][1]) for e in exc.errors() if len(e.get("loc", ())) > 1), None)
+    details = {"errors": errors, **({"field": field} if field else {})}
+    return error_response(ErrorCode.VALIDATION, "request failed validation", 422, details)
 
 
 async def _http(_: Request | None, exc: StarletteHTTPException) -> JSONResponse:

@@ -13,6 +13,7 @@ from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext, load_settings
 from felt_runtime.streams import TABLE_SEATS, declare, retire
 from felt_table.ports.deps import Deps
+from felt_table.server import matches
 from felt_table.server.handlers import register
 from felt_table.model.lobby import load_tables
 from felt_table.ports.registry import SessionRegistry
@@ -45,6 +46,7 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
             settings.kv_replicas,
         )
     register(ctx.broker, rooms, settings.timer_owner)
+    matches.register(ctx.broker, rooms)
 
     async def known() -> dict[str, TableConfig]:
         """Every table of the room: the configured ones and those operators created."""

@@ -35,3 +35,10 @@ class TableSettings(BaseSettings):
     # > 0 = each table's lease lasts this long unless renewed (a dead replica's tables move)
     lease_seconds: float = Field(default=0.0, ge=0, le=300)
     replica_id: str = Field(default="", pattern=r"^[-_a-zA-Z0-9]{0,120}$")  # empty: host name and port
+    # benchmark matches (felt_table/server/matches.py): the most hands of one match, matches an
+    # owner may start in 24 h, and a match table's stakes, depth and pace
+    match_max_hands: int = Field(default=1000, ge=2, le=100_000)
+    matches_per_day: int = Field(default=10, ge=1, le=10_000)
+    match_big_blind: int = Field(default=2, ge=2, le=10**6)
+    match_depth: int = Field(default=100, ge=10, le=1000)  # big blinds each stack plays
+    match_intermission_seconds: float = Field(default=0.2, gt=0, le=3600)

@@ -32,6 +32,7 @@ ENV = {
         "FELT_TABLE_DEFAULT_TABLES": "false",
         "FELT_TABLE_TURN_SECONDS": "5",
         "FELT_TABLE_INTERMISSION_SECONDS": "1",
+        "FELT_TABLE_MATCHES_PER_DAY": "2",  # test_ladder.py reaches the cap
     },
     "chat": {"FELT_CHAT_MAX_MESSAGES": "2", "FELT_CHAT_WINDOW_SECONDS": "2"},
     "wallet": {"FELT_WALLET_GRANT": "100000"},

@@ -82,9 +82,10 @@ def test_the_gateway_sends_what_a_clients_request_becomes_and_no_chip_movement()
         assert not may_publish("gateway", subject), subject
 
 
-def test_the_bots_serve_their_own_subjects_and_send_nothing() -> None:
+def test_the_bots_serve_their_own_subjects_and_send_only_a_matchs_table_request() -> None:
     rules = nats_access.permissions("bots")
-    assert rules["publish"] == {"deny": [">"]}
+    assert rules["publish"]["allow"] == [subjects.TABLE_MATCH_CREATE]
+    assert not may_publish("bots", subjects.TABLE_CREATE) and not may_publish("bots", subjects.table_command("t1"))
     assert may_subscribe("bots", subjects.BOTS_ADD) and may_subscribe("bots", subjects.health("bots"))
     assert not may_subscribe("bots", subjects.table_public_events("t1"))
 

@@ -440,6 +440,19 @@ class FeltClient:
         body = {"scope": scope, "frozen": frozen, "reason": reason}
         return await self.request("POST", f"{POKER}/limits/freeze", json=body)
 
+    async def ladder(self, participant_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """Every agent's results (bb/100 with its 95% interval, in all and by opponents)."""
+        params = _given(participantId=participant_id, limit=limit)
+        return (await self.request("GET", f"{POKER}/ladder", params=params))["entries"]
+
+    async def start_match(self, level: str, hands: int, idempotency_key: str | None = None) -> dict[str, Any]:
+        """A benchmark match of this agent against a Felt bot `level` on duplicate deals: join
+        the answer's `tableId` and play; `match(matchId)` reports the result."""
+        return await self._post(f"{POKER}/matches", {"level": level, "hands": hands}, idempotency_key)
+
+    async def match(self, match_id: str) -> dict[str, Any]:
+        return await self.request("GET", f"{POKER}/matches/{match_id}")
+
 
 def _given(**params: Any) -> dict[str, Any]:
     return {k: v for k, v in params.items() if v is not None}

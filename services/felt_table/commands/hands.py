@@ -32,6 +32,7 @@ from felt_engine.state import HandState
 from felt_table.commands import closing, ending, recovery, seat_sessions
 from felt_table.ports.retry import retryable
 from felt_table.model import history
+from felt_table.model.results import results_of
 from felt_table.ports.deadlines import bank_use
 from felt_table.model.table import Table, now
 from felt_table.commands.views import legal_model
@@ -100,16 +101,18 @@ async def deal(table: Table, *, need_ready: bool) -> bool:
         recovery.ping(table, "wallet", resumed)
         return False
     players = table.eligible(need_ready=need_ready)
-    deck = Deck.shuffled()
+    deck = fresh = Deck.shuffled()
     approved: dict[tuple[int, int], int | None] = {}  # (seat, forced bet) limits allowed -> its allowance
     while True:  # the forced bets depend on who is dealt in: ask again until nobody is refused
         dealt = players[: table.profile.max_seats]
         if len(dealt) < 2:
             return False
         button = next_button(table.button, [seat.number for seat in dealt])
-        step = start_hand(
-            table.profile, table.stakes, {seat.number: seat.stack for seat in dealt}, button, deck, hand_id=hand_id
-        )
+        stacks = {seat.number: seat.stack for seat in dealt}
+        if table.duplicate is not None:  # a match table: mirrored pairs of deals, equally deep
+            stacks = table.duplicate.playing(stacks)
+            deck = table.duplicate.deck(table.profile, table.stakes, stacks, button, fresh)
+        step = start_hand(table.profile, table.stakes, stacks, button, deck, hand_id=hand_id)
         forced = {seat.number: 0 for seat in dealt}
         for op in step.ops:
             if op.kind in COMMIT_KINDS and op.amount and op.seat is not None:
@@ -151,7 +154,7 @@ async def deal(table: Table, *, need_ready: bool) -> bool:
         step = start_hand(
             table.profile,
             table.stakes,
-            {seat.number: seat.stack for seat in dealt},
+            stacks,
             button,
             deck,
             hand_id=hand_id,
@@ -169,6 +172,8 @@ async def deal(table: Table, *, need_ready: bool) -> bool:
         await ending.cancel(table, hand_id, after_hand)
         return False
     table.state = step.state
+    if table.duplicate is not None:
+        table.duplicate.dealt(deck, button)
     if table.banks.policy is not None:  # once per hand (idempotent per hand id at the timer)
         pids = [
             pid for pid in table.hand_participants.values() if bank_use(table.tid, pid, table.banks.policy) is not None
@@ -241,7 +246,7 @@ async def abort(table: Table, exc: BusError) -> None:
     for i, number in enumerate(hand.seats):
         seat = table.seats.get(number)
         if seat is not None and seat.pid == table.hand_participants.get(number):
-            seat.stack = hand.starting_stacks[i]
+            seat.stack = table.stack_after(number, hand.starting_stacks[i])
     table.state = None
     table.deadline = None
     table.banks.end_run()
@@ -340,7 +345,7 @@ async def finish(table: Table) -> None:
     for i, number in enumerate(hand.seats):  # stacks after the hand
         seat = table.seats.get(number)
         if seat is not None and seat.pid == table.hand_participants.get(number):
-            seat.stack = hand.stacks[i]
+            seat.stack = table.stack_after(number, hand.stacks[i])
     # a buy-in table escrowed nothing during the hand: the settlement carries every dealt seat's wager
     wagers = (
         []
@@ -367,15 +372,19 @@ async def finish(table: Table) -> None:
 def _record(table: Table, hand: HandState, status: str) -> dict[str, Any]:
     """The `table_hands` row of a hand that ended (`status`: settled | cancelled)."""
     assert hand.hand_id is not None
-    rec = history.record_of(hand, table.tid, status, table.hand_participants, table.hand_started_at, now().isoformat())
+    ended_at = now()
+    rec = history.record_of(
+        hand, table.tid, status, table.hand_participants, table.hand_started_at, ended_at.isoformat()
+    )
     return {
         "hand_id": hand.hand_id,
         "table_id": table.tid,
         "rules_version": hand.rules_version,
         "status": status,
-        "ended_at": now(),
+        "ended_at": ended_at,
         "participants": json.dumps(sorted(table.hand_participants.values())),
         "record": json.dumps(rec),
+        "results": results_of(hand, table.tid, table.hand_participants, ended_at) if status == "settled" else [],
     }
 
 

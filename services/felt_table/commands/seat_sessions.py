@@ -17,7 +17,7 @@ async def top_up(table: Table, seat: Seat, hand_id: str) -> None:
     """Auto-rebuy (before the deal of `hand_id`, whose id keys the buy-in): top the stack up to
     the maximum within the available balance. A wallet that does not answer is raised."""
     hi = table.config.max_buy_in or 0
-    if not (seat.auto_rebuy and table.config.auto_rebuy) or seat.stack >= hi:
+    if not (table.rebuys(seat) and table.config.auto_rebuy) or seat.stack >= hi:
         return
     key = f"rebuy:{hand_id}"
     try:
@@ -42,7 +42,7 @@ async def top_up(table: Table, seat: Seat, hand_id: str) -> None:
 async def can_rebuy(table: Table, seat: Seat) -> bool:
     """Will auto-rebuy refill this empty stack? Only with auto-rebuy on and a balance to take it
     from (a wallet that does not answer: assume so, the next deal asks again)."""
-    if not (seat.auto_rebuy and table.config.auto_rebuy):
+    if not (table.rebuys(seat) and table.config.auto_rebuy):
         return False
     try:
         return (await table.wallet.balance(seat.pid)).available > 0

@@ -66,6 +66,9 @@ async def join(table: Table, command: Join) -> TableResult:
         adm is Admission.HUMANS_ONLY and command.kind is not ParticipantKind.HUMAN
     ):
         raise BusError(ErrorCode.ADMISSION, f"this table admits {adm.value}", admission=adm.value)
+    match = table.config.match
+    if match is not None and command.participant_id not in (match.participant_id, match.opponent_id):
+        raise BusError(ErrorCode.ADMISSION, "a match table seats its two players only", admission="match")
     bal = await table.wallet.balance(command.participant_id)
     if bal.in_play > 0:
         raise BusError(ErrorCode.CHIPS_IN_PLAY, "chips committed to an unsettled hand", in_play=bal.in_play)

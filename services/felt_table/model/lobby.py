@@ -119,6 +119,8 @@ def check_config(cfg: TableConfig) -> Problem | None:
         return Problem("auto_rebuy", "auto_rebuy needs a buy-in table")
     if cfg.closes_at is not None and cfg.closes_at.utcoffset() is None:
         return Problem("closes_at", "closes_at needs a UTC offset (e.g. 2026-12-01T18:00:00Z)")
+    if cfg.match is not None and (cfg.seats != 2 or profile.game != "holdem" or profile.money != "buy_in"):
+        return Problem("match", "a match table is a heads-up hold'em table with buy-ins")
     if cfg.time_bank is not None and profile.fixed_turn_seconds is not None:
         return Problem(
             "time_bank",

@@ -27,6 +27,7 @@ from felt_table.ports.events import Events
 from felt_table.model.lobby import stakes_of
 from felt_client.backoff import Backoff
 from felt_table.ports.sessions import Sessions
+from felt_table.model.duplicate import Duplicate
 
 ENGINE_CODES = {
     "not_your_turn": ErrorCode.NOT_YOUR_TURN,
@@ -153,6 +154,8 @@ class Table:
         self.hand_participants: dict[int, str] = {}  # seat number -> participant dealt into the hand
         self.hand_started_at = ""
         self.button: int | None = None
+        # a benchmark match's dealer (mirrored pairs, stacks played to the depth); None elsewhere
+        self.duplicate = Duplicate(config.max_buy_in or 0) if config.match is not None else None
         self.deadline: datetime | None = None  # the running turn's
         self.banks = TimeBanks(config.time_bank)
         self.ending: HandEnd | None = None  # the hand's end the wallet has not answered yet
@@ -194,6 +197,14 @@ class Table:
 
     def result(self, status: str = "ok", **kw: Any) -> TableResult:
         return TableResult(table_id=self.tid, seq=self.events.seq, status=status, **kw)
+
+    def stack_after(self, number: int, chips: int) -> int:
+        """A dealt seat's stack once the hand left it `chips` (with what a match kept behind)."""
+        return chips if self.duplicate is None else self.duplicate.after(number, chips)
+
+    def rebuys(self, seat: Seat) -> bool:
+        """Auto-rebuy is on for the seat: its choice, or always at a match table (equal depth)."""
+        return seat.auto_rebuy or self.duplicate is not None
 
     def seat_of(self, pid: str) -> Seat | None:
         return next((seat for seat in self.seats.values() if seat.pid == pid), None)

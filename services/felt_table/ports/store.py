@@ -42,6 +42,18 @@ table_hands = sa.Table(
     sa.Column("participants", sa.Text, nullable=False),
     sa.Column("record", sa.Text, nullable=False),
 )
+#: each dealt player's result of a settled hand (model/results.py): the ladder and matches read them
+table_hand_results = sa.Table(
+    "table_hand_results",
+    metadata,
+    sa.Column("hand_id", sa.String(100), primary_key=True),
+    sa.Column("participant_id", sa.String(200), primary_key=True),
+    sa.Column("table_id", sa.String(64), nullable=False, index=True),
+    sa.Column("opponents", sa.Text, nullable=False),  # the other players dealt in, sorted, comma-separated
+    sa.Column("net", sa.BigInteger, nullable=False),
+    sa.Column("unit", sa.BigInteger, nullable=False),  # the big blind (or ante) the hand is counted in
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=False),
+)
 table_hand_ends = sa.Table(
     "table_hand_ends",
     metadata,
@@ -241,13 +253,16 @@ def _write(conn: sa.Connection, writes: list[Write]) -> None:
         for write in writes
         for event in write.events
     ]
-    hands = [write.hand for write in writes if write.hand is not None]
+    hands = [{k: v for k, v in write.hand.items() if k != "results"} for write in writes if write.hand is not None]
+    results = [row for write in writes if write.hand is not None for row in write.hand.get("results", ())]
     ends = [write.end for write in writes if write.end is not None]
     acked = [hand_id for write in writes for hand_id in write.acked]
     if rows:
         conn.execute(table_events.insert(), rows)
     if hands:
         conn.execute(table_hands.insert(), hands)
+    if results:
+        conn.execute(table_hand_results.insert(), results)
     if ends:
         conn.execute(table_hand_ends.insert(), ends)
     if acked:

@@ -1,0 +1,103 @@
+"""The ladder and benchmark matches in a real room: an agent (a calling station driven by
+felt_client) plays a 200-hand duplicate match against the Easy bot, which reports bb/100 with its
+95% interval; the ladder lists both, by opponents. Bad input is refused with a stable code naming
+the field, a retried start answers the same match, and an owner's matches per day are capped."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from felt_client import ApiError, Conflict, FeltClient
+from tests.bots.conftest import Room, new_agent
+from tests.support.waiting import eventually
+
+HANDS = 200
+
+
+async def calling_station(felt: FeltClient, table_id: str) -> None:
+    """Check or call on every turn until the match table closes."""
+    await felt.join(table_id)
+    cursor = 0
+    while True:
+        table = await felt.table(table_id)
+        if table.get("closed"):
+            return
+        hand = table.get("hand") or {}
+        legal = hand.get("legalActions")
+        if legal and hand["actorSeatId"] == table["yourSeatId"]:
+            try:
+                await felt.act(
+                    table_id,
+                    {"type": "check"} if legal["check"] else {"type": "call"},
+                    hand_id=hand["handId"],
+                    turn_id=hand["turnId"],
+                )
+            except Conflict:
+                pass  # the turn moved on: read the table again
+            continue
+        cursor = (await felt.poll(table_id, after=cursor, wait=5, wake="mine")).last_seq
+
+
+async def refusal(call: Any) -> ApiError:
+    with pytest.raises(ApiError) as err:
+        await call
+    return err.value
+
+
+async def test_a_200_hand_duplicate_match_against_easy_reports_its_interval(room: Room, bots_service) -> None:
+    owner, agent = await new_agent(room, "station")
+    async with owner, agent:
+        me = (await agent.balance()).account_id
+        started = time.monotonic()
+        match = await agent.start_match("easy", HANDS)
+        assert (match["status"], match["hands"], match["participantId"]) == ("running", HANDS, me)
+        await calling_station(agent, match["tableId"])
+        result = await eventually(
+            lambda: agent.match(match["matchId"]), lambda m: m["status"] == "finished", timeout=60, what="match"
+        )
+        seconds = time.monotonic() - started
+        print(f"match of {HANDS} hands: {seconds:.0f} s, {result['bbPer100']:+.1f} ± {result['ci95']:.1f} bb/100")
+        assert result["handsPlayed"] == HANDS
+        assert result["ci95"] > 0 and result["bbPer100"] is not None
+
+        ladder = {e["participantId"]: e for e in await agent.ladder()}
+        mine, bot = ladder[me], ladder[match["opponentId"]]
+        assert bot["bot"] == "easy" and mine["bot"] is None
+        easy = next(s for s in mine["byOpponents"] if s["opponents"] == "easy")
+        assert easy["hands"] == mine["hands"] == HANDS
+        assert easy["netChips"] == result["netChips"] == -bot["netChips"]
+        assert mine["ci95"] > 0
+        assert [s["opponents"] for s in bot["byOpponents"]] == ["agents"]
+
+
+async def test_bad_input_is_refused_with_the_field_and_matches_are_capped(room: Room, bots_service) -> None:
+    owner, agent = await new_agent(room, "capped")
+    async with owner, agent:
+        for body, field in (
+            ({"level": "easy", "hands": 3}, "hands"),  # each deal is played twice
+            ({"level": "easy", "hands": 2000}, "hands"),  # past FELT_TABLE_MATCH_MAX_HANDS
+            ({"level": "godlike", "hands": 20}, "level"),
+            ({"level": "easy", "hands": "many"}, "hands"),
+        ):
+            err = await refusal(agent.request("POST", "/api/v2/poker/matches", json=body))
+            assert (err.status, err.code, err.details.get("field")) == (422, "validation", field), body
+        err = await refusal(owner.request("POST", "/api/v2/poker/matches", json={"level": "easy", "hands": 20}))
+        assert (err.status, err.code) == (403, "forbidden")
+        err = await refusal(agent.match("0000000000"))
+        assert (err.status, err.code) == (404, "not_found")
+
+        first = await agent.start_match("easy", 20, idempotency_key="bench-1")
+        again = await agent.start_match("easy", 20, idempotency_key="bench-1")
+        assert again["matchId"] == first["matchId"] and again["tableId"] == first["tableId"]
+        await agent.start_match("normal", 20)
+        err = await refusal(agent.start_match("hard", 20))  # FELT_TABLE_MATCHES_PER_DAY is 2 here
+        assert (err.status, err.code, err.details.get("reason")) == (403, "limit_exceeded", "matches_per_day")
+        assert err.details["next_at"] > first["createdAt"]
+
+        stranger_owner, stranger = await new_agent(room, "stranger")
+        async with stranger_owner, stranger:
+            err = await refusal(stranger.join(first["tableId"]))
+            assert (err.status, err.code) == (403, "admission")
