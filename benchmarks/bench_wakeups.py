@@ -1,6 +1,7 @@
 """What one message between two processes costs on this machine, beside the same on one core.
 
     .venv/bin/python benchmarks/bench_wakeups.py [--round-trips 20000]
+    .venv/bin/python benchmarks/bench_wakeups.py --lonely 300 [--gap-ms 5]   (one JSON line)
 
 The room is seven processes that wake each other for every action (gateway, table, wallet, limits,
 timer, NATS, Valkey), so its CPU per hand follows what a wake-up costs on the machine, which the
@@ -13,12 +14,17 @@ side by side in one run:
 - a NATS request/reply (600 bytes, nats-py, the room's NATS binary on 127.0.0.1) one at a time and
   twenty in flight: CPU per round trip of the requester, the responder and nats-server, and the
   requester's share of it in user and system time and in turns of its event loop (one select each).
+
+`--lonely N` measures only N requests spaced `--gap-ms` apart, so each finds every loop asleep (an
+action at human pace), and prints them as JSON: `benchmarks/load.py` runs it after each step, the
+unit its CPU per action is divided by.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import resource
 import selectors
@@ -83,9 +89,12 @@ class CountingSelector(selectors.DefaultSelector):
         return super().select(timeout)
 
 
-async def nats_round_trips(n: int, selector: CountingSelector) -> list[tuple[int, float, list[float], list[float]]]:
-    """(in flight, round trips/s, [requester, responder, nats-server] CPU µs per round trip,
-    [requester user µs, system µs, loop turns] per round trip)."""
+async def nats_round_trips(
+    selector: CountingSelector, runs: list[tuple[int, int, float]]
+) -> list[tuple[int, float, list[float], list[float]]]:
+    """Per run (round trips, in flight, seconds between one's requests): (in flight, round trips/s,
+    [requester, responder, nats-server] CPU µs per round trip, [requester user µs, system µs, loop
+    turns] per round trip)."""
     with tempfile.TemporaryDirectory(prefix="felt-bench-wakeups-") as tmp:
         server = infra.start_nats(infra.free_port(), Path(tmp) / "js", Path(tmp) / "nats.log")
         responder = subprocess.Popen([sys.executable, "-c", RESPONDER, server.url])
@@ -103,17 +112,19 @@ async def nats_round_trips(n: int, selector: CountingSelector) -> list[tuple[int
                         raise
                     await asyncio.sleep(0.1)
 
-            async def requests(count: int) -> None:
+            async def requests(count: int, gap: float) -> None:
                 for _ in range(count):
+                    if gap:
+                        await asyncio.sleep(gap)
                     await nc.request("echo", payload, timeout=5)
 
             rows = []
-            for in_flight in (1, 20):
-                each = max(1, n // 10 // in_flight)
+            for n, in_flight, gap in runs:
+                each = max(1, n // in_flight)
                 cpu0 = [sum(p.cpu_times()[:2]) for p in procs]
                 own0, turns0 = resource.getrusage(resource.RUSAGE_SELF), selector.turns
                 t0 = time.perf_counter()
-                await asyncio.gather(*(requests(each) for _ in range(in_flight)))
+                await asyncio.gather(*(requests(each, gap) for _ in range(in_flight)))
                 wall = time.perf_counter() - t0
                 total = each * in_flight
                 cpu = [(sum(p.cpu_times()[:2]) - c) / total * 1e6 for p, c in zip(procs, cpu0)]
@@ -135,7 +146,15 @@ async def nats_round_trips(n: int, selector: CountingSelector) -> list[tuple[int
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--round-trips", type=int, default=20000)
+    ap.add_argument("--lonely", type=int, default=0, help="only this many spaced requests, as JSON")
+    ap.add_argument("--gap-ms", type=float, default=5.0)
     args = ap.parse_args()
+    selector = CountingSelector()
+    if args.lonely:
+        with asyncio.Runner(loop_factory=lambda: asyncio.SelectorEventLoop(selector)) as runner:
+            [(_, rate, cpu, split)] = runner.run(nats_round_trips(selector, [(args.lonely, 1, args.gap_ms / 1e3)]))
+        print(json.dumps({"cpu_us": cpu, "sum_us": sum(cpu), "user_us": split[0], "system_us": split[1]}))
+        return 0
     print("| pipe ping-pong | wall µs / round trip | CPU µs: parent · child |")
     print("|---|---:|---|")
     free = ping_pong(args.round_trips, None)
@@ -149,9 +168,9 @@ def main() -> int:
         " | requester: user · system µs, loop turns |"
     )
     print("|---|---:|---|---|")
-    selector = CountingSelector()
+    runs = [(args.round_trips // 10, in_flight, 0.0) for in_flight in (1, 20)]
     with asyncio.Runner(loop_factory=lambda: asyncio.SelectorEventLoop(selector)) as runner:
-        rows = runner.run(nats_round_trips(args.round_trips, selector))
+        rows = runner.run(nats_round_trips(selector, runs))
     for in_flight, rate, cpu, (user, system, turns) in rows:
         parts = " · ".join(f"{c:.0f}" for c in cpu)
         print(

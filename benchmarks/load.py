@@ -403,6 +403,7 @@ async def run(
                     spy.wait()
                 used = usage(procs, since, time.perf_counter() - start)
                 reports = await workers.ask([("report", None)] * n_workers)
+                lonely = await lonely_round_trip()
                 latencies = [x for r in reports for x in r[0]]
                 refused: dict[str, int] = {}
                 for r in reports:
@@ -426,7 +427,9 @@ async def run(
                     },
                     "usage": used,
                     "load": psutil.getloadavg(),
+                    "lonely_us": lonely,
                 }
+                row["room_ms_per_action"] = room_ms_per_action(row)
                 rows.append(row)
                 print(json.dumps(row, default=str), flush=True)
                 if row["p99"] > target_ms:
@@ -441,13 +444,35 @@ async def run(
     return rows
 
 
+async def lonely_round_trip() -> float:
+    """CPU µs of one lonely NATS request–reply (requester, responder, their own nats-server),
+    measured by `bench_wakeups.py --lonely` on the machine as the step left it: the unit of the
+    room's CPU per action."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(Path(__file__).with_name("bench_wakeups.py")),
+        "--lonely",
+        "1000",
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await proc.communicate()
+    return float(json.loads(out)["sum_us"])
+
+
+def room_ms_per_action(row: dict) -> float:
+    """Every process of the room (not the load generator): CPU ms per action."""
+    cores = sum(u["cpu"] for name, u in row["usage"].items() if name != "load generator")
+    return cores / max(row["actions_per_s"], 1e-9) * 1e3
+
+
 def markdown(rows: list[dict]) -> str:
     names = list(rows[0]["usage"]) if rows else []
     head = (
         "| seated players | joins (status: count) | actions/s | p50 (ms) | p99 (ms) | p99 REST / WS (ms) | "
         + " | ".join(f"{n} CPU / RSS MB" for n in names)
     )
-    out = [head + " | load generator loop lag p99 / max (ms) |", "|" + "---:|" * (7 + len(names))]
+    tail = " | load generator loop lag p99 / max (ms) | room CPU ms / action | lonely round trip µs | ratio |"
+    out = [head + tail, "|" + "---:|" * (10 + len(names))]
     for r in rows:
         joins = ", ".join(f"{k}: {v}" for k, v in sorted(r["joins"].items()))
         cells = " | ".join(f"{r['usage'][n]['cpu']:.2f} / {r['usage'][n]['rss_mb']:.0f}" for n in names)
@@ -455,7 +480,8 @@ def markdown(rows: list[dict]) -> str:
         out.append(
             f"| {r['players']} | {joins} | {r['actions_per_s']:.1f} | {r['p50']:.0f} | {r['p99']:.0f} "
             f"| {r['p99_by_door']['rest']:.0f} / {r['p99_by_door']['ws']:.0f} | {cells} "
-            f"| {lag['p99']:.0f} / {lag['max']:.0f} |"
+            f"| {lag['p99']:.0f} / {lag['max']:.0f} | {r['room_ms_per_action']:.2f} | {r['lonely_us']:.0f} "
+            f"| {r['room_ms_per_action'] * 1e3 / r['lonely_us']:.1f} |"
         )
     return "\n".join(out)
 
