@@ -460,9 +460,10 @@ async def lonely_round_trip() -> float:
 
 
 def room_ms_per_action(row: dict) -> float:
-    """Every process of the room (not the load generator): CPU ms per action."""
+    """Every process of the room (not the load generator): CPU ms per action (NaN at level 0,
+    whose row is the idle room's CPU)."""
     cores = sum(u["cpu"] for name, u in row["usage"].items() if name != "load generator")
-    return cores / max(row["actions_per_s"], 1e-9) * 1e3
+    return cores / row["actions_per_s"] * 1e3 if row["actions_per_s"] else float("nan")
 
 
 def markdown(rows: list[dict]) -> str:
