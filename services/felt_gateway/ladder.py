@@ -24,6 +24,7 @@ from felt_gateway.auth import Who
 from felt_gateway.errors import ApiError, refusals
 from felt_gateway.identity import names_of
 from felt_gateway.schemas import Body, Out
+from felt_runtime.bus import BusError
 
 router = APIRouter(prefix="/api/v2/poker", tags=["ladder"])
 
@@ -56,6 +57,7 @@ class LadderEntryOut(RateOut):
 
 class LadderOut(Out):
     entries: list[LadderEntryOut]
+    bots_known: bool = Field(description="false while the bots service does not answer: its bots count as agents")
 
 
 class MatchBody(Body):
@@ -134,11 +136,16 @@ async def ladder(
     agents). Ranked by the lower end of the interval, so a lucky short run does not lead."""
     bus = request.app.state.bus
     rows: LadderRows = await bus.call(subjects.TABLE_LADDER, LadderQuery(participant_id=participant_id), LadderRows)
-    status: BotsStatus = await bus.call(subjects.BOTS_STATUS, BotsQuery(), BotsStatus)
-    bots = {bot.participant_id: bot.level for bot in status.bots}
+    try:
+        status: BotsStatus | None = await bus.call(subjects.BOTS_STATUS, BotsQuery(), BotsStatus)
+    except BusError as exc:
+        if exc.code is not ErrorCode.UNAVAILABLE:
+            raise
+        status = None  # Felt's bots are counted as agents until the bots service answers
+    bots = {bot.participant_id: bot.level for bot in status.bots} if status is not None else {}
     ids = sorted({pid for row in rows.rows for pid in (row.participant_id, *row.opponents)})
     names = await names_of(request.app.state.engine, ids)
-    return {"entries": entries(rows.rows, names, bots)[:limit]}
+    return {"entries": entries(rows.rows, names, bots)[:limit], "bots_known": status is not None}
 
 
 def match_out(result: MatchResult) -> dict[str, Any]:

@@ -10,35 +10,12 @@ from typing import Any
 
 import pytest
 
-from felt_client import ApiError, Conflict, FeltClient
+from felt_client import ApiError
 from tests.bots.conftest import Room, new_agent
+from tests.support.agents import calling_station
 from tests.support.waiting import eventually
 
 HANDS = 200
-
-
-async def calling_station(felt: FeltClient, table_id: str) -> None:
-    """Check or call on every turn until the match table closes."""
-    await felt.join(table_id)
-    cursor = 0
-    while True:
-        table = await felt.table(table_id)
-        if table.get("closed"):
-            return
-        hand = table.get("hand") or {}
-        legal = hand.get("legalActions")
-        if legal and hand["actorSeatId"] == table["yourSeatId"]:
-            try:
-                await felt.act(
-                    table_id,
-                    {"type": "check"} if legal["check"] else {"type": "call"},
-                    hand_id=hand["handId"],
-                    turn_id=hand["turnId"],
-                )
-            except Conflict:
-                pass  # the turn moved on: read the table again
-            continue
-        cursor = (await felt.poll(table_id, after=cursor, wait=5, wake="mine")).last_seq
 
 
 async def refusal(call: Any) -> ApiError:

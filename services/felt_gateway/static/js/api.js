@@ -60,4 +60,5 @@ export const api = {
   refillState: () => get("/api/v2/poker/refill"),
   refill: (refillId) => post("/api/v2/poker/refill", { refillId }),
   sessions: () => get("/api/v2/poker/sessions?limit=20"),
+  ladder: () => get("/api/v2/poker/ladder?limit=100"),
 };

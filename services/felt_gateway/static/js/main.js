@@ -3,6 +3,7 @@
 
 import { ApiError, api, session } from "./api.js";
 import { $, chips } from "./dom.js";
+import { Ladder } from "./ladder.js";
 import { Lobby } from "./lobby.js";
 import { Socket } from "./socket.js";
 import { TableScreen } from "./table.js";
@@ -10,6 +11,7 @@ import { TableScreen } from "./table.js";
 let socket = null;
 let lobby = null;
 let table = null;
+let ladder = null;
 let balanceTimer = null;
 let refillBelow = Infinity; // the refill threshold, once the room said it (docs/wallet.md "Refills")
 let refillId = null; // this claim's id, kept until it is answered (a retry is the same claim)
@@ -66,7 +68,11 @@ function banner(state, attempt) {
 }
 
 function route() {
-  if (!session.token || !table) return;
+  const onLadder = location.hash === "#/ladder";
+  ladder.show(onLadder);
+  if (!session.token) { $("#view-auth").hidden = onLadder; return; }
+  if (!table) return;
+  if (onLadder) { table.close(); lobby.hide(); return; }
   const match = location.hash.match(/^#\/table\/([a-z0-9][a-z0-9_-]{0,63})$/);
   if (match) {
     lobby.hide();
@@ -152,8 +158,9 @@ function boot() {
     signedOut();
   });
   window.addEventListener("hashchange", route);
+  ladder = new Ladder($("#view-ladder"), { notify });
   if (session.token) signedIn();
-  else $("#view-auth").hidden = false;
+  else route();
 }
 
 boot();
