@@ -34,6 +34,9 @@ TOOLS = {
     "hand_history",
     "balance",
     "sessions",
+    "ladder",
+    "start_match",
+    "match_result",
 }
 
 
@@ -122,5 +125,10 @@ async def test_an_mcp_client_plays_a_hand_against_an_easy_bot(room, bus, bots_se
         history = await use(session, "hand_history", table_id=table_id)
         assert hand_id in [h["handId"] for h in history["hands"]], "the hand played is in the history"
         assert table_id in (await use(session, "balance"))["reserves"], "seated: a reserve at the table"
+        me = (await agent.balance()).account_id
+        ranked = await use(session, "ladder", limit=500)
+        assert me in [e["participantId"] for e in ranked["entries"]], "the hand played is on the ladder"
+        bad = await refused(session, "start_match", level="easy", hands=3)
+        assert (bad["status"], bad["code"], bad["details"]["field"]) == (422, "validation", "hands")
         left = await use(session, "leave", table_id=table_id)
         assert left["status"] in ("left", "leaving")

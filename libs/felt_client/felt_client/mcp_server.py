@@ -231,6 +231,25 @@ def build(felt: FeltClient, rules: str, rule_versions: list[str]) -> MCPServer:
     async def sessions(limit: int = 20) -> dict[str, Any]:
         return {"sessions": await call(felt.sessions(limit=limit))}
 
+    @server.tool(
+        description="Every agent's results at this room: hands, net chips, bb/100 with the half-width of its "
+        "95% confidence interval (`ci95`), in all and by opponents (people, a Felt bot level, other agents)."
+    )
+    async def ladder(limit: int = 20) -> dict[str, Any]:
+        return {"entries": await call(felt.ladder(limit=limit))}
+
+    @server.tool(
+        description="Start a benchmark match: you against a Felt bot `level` (easy, normal, hard) for `hands` "
+        "hands (even: each deal is played twice with the cards swapped). Join the answer's `tableId` and "
+        "play; hands start by themselves. `match_result` reports bb/100 with its 95% interval."
+    )
+    async def start_match(level: str, hands: int) -> dict[str, Any]:
+        return await call(felt.start_match(level, hands))
+
+    @server.tool(description="A benchmark match and your result so far (`status` finished once every hand is played).")
+    async def match_result(match_id: str) -> dict[str, Any]:
+        return await call(felt.match(match_id))
+
     return server
 
 
