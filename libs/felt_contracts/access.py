@@ -93,7 +93,9 @@ REQUESTS: tuple[Requests, ...] = (
     ),
     Requests("table", ("gateway",), (s.table_command("*"),)),
     Requests("table", ("gateway", OPERATOR), (s.TABLE_LIST,)),
-    Requests("table", (OPERATOR,), (s.TABLE_CREATE, s.TABLE_CLOSE)),
+    # players create (and host) tables through the gateway; operators create house tables
+    Requests("table", ("gateway", OPERATOR), (s.TABLE_CREATE,)),
+    Requests("table", (OPERATOR,), (s.TABLE_CLOSE,)),
     # the ladder and benchmark matches: the bots service has a match's table made for its bot
     Requests("table", ("gateway",), (s.TABLE_LADDER, s.TABLE_MATCH_GET)),
     Requests("table", ("bots",), (s.TABLE_MATCH_CREATE,)),

@@ -32,6 +32,10 @@ class ErrorCode(StrEnum):
     ALREADY_SEATED = "already_seated"
     ADMISSION = "admission"
     TABLE_CLOSED = "table_closed"  # the table reached its hand or time limit, or an operator closed it
+    # hosted tables (docs/rules.md "Hosting a table")
+    NOT_HOST = "not_host"  # a host control from someone who is not the table's host
+    INVITE_INVALID = "invite_invalid"  # an invite code that is wrong or was revoked
+    TOO_MANY_TABLES = "too_many_tables"  # the owner hosts as many open tables as allowed (details.limit)
     # tournaments
     ALREADY_REGISTERED = "already_registered"
     NOT_REGISTERED = "not_registered"

@@ -64,7 +64,7 @@ def timer_bank_started(owner: str) -> str:
 # --- table: hand state, one actor per table ----------------------------------------------
 TABLE_QUEUE = "felt-table"
 TABLE_LIST = "felt.table.list"
-TABLE_CREATE = "felt.table.create"  # operators: create a table
+TABLE_CREATE = "felt.table.create"  # create a table (operators: house tables; the gateway: players' tables)
 TABLE_CLOSE = "felt.table.close"  # operators: close a table (after the hand in progress)
 TABLE_LADDER = "felt.table.ladder"  # the gateway: every participant's settled hands, tallied
 TABLE_MATCH_CREATE = "felt.table.match_create"  # the bots service: a benchmark match's table

@@ -6,6 +6,9 @@ Subjects (felt_contracts.subjects):
 - `TABLE_CREATE` (request/reply, operators): `CreateTable` -> `TableSummary` (a bad config:
   `malformed`, `details.field` names the field at fault).
 - `TABLE_CLOSE` (request/reply, operators): `CloseTable` -> `TableSummary`.
+- Hosted tables (a player created them through the gateway: `TableConfig.host_id`): the host's
+  controls are the `Host` table command; a private table is reached only with the hash of its
+  invite code (`invite_hash`, the one form of a code the table service ever sees or keeps).
 - `table_command(table_id)` (request/reply): `TableRequest` (one of the commands below in
   `command`, discriminated by `type`) -> `TableResult`. Every command of a table goes through
   that table's one ordered queue (the actor).
@@ -30,6 +33,7 @@ draw5-1, plhe-1); in `ante-nl-1` use `hit` (check/call) and `bet` = chips to add
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import datetime
 from enum import StrEnum
@@ -50,6 +54,11 @@ TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 HAND_NONCE = re.compile(r"[0-9a-f]{16}")
 #: the header naming the participant with a private copy of this seq (see the module docstring)
 PRIVATE_COPY = "Felt-Private-Copy"
+
+
+def invite_hash(code: str) -> str:
+    """The form an invite code is kept and compared in (the code itself is never stored)."""
+    return hashlib.sha256(code.encode()).hexdigest()
 
 
 def is_table_id(text: str) -> bool:
@@ -96,6 +105,11 @@ class StartMode(StrEnum):
     AUTO = "auto"  # dealt automatically after the intermission
 
 
+class Visibility(StrEnum):
+    PUBLIC = "public"  # listed in the lobby
+    PRIVATE = "private"  # not listed; reached with its invite code (or by its host and those seated)
+
+
 class TableConfig(Message):
     """A table's configuration (lobby data). `rules_version` names the engine profile. The table
     service checks it (id `[a-z0-9][a-z0-9_-]{0,63}`, stakes against the profile, 2..10 seats,
@@ -134,6 +148,12 @@ class TableConfig(Message):
     # a benchmark match's table (felt_contracts.ladder): its two players only, deals in mirrored
     # pairs, every stack topped up to the maximum buy-in and playing no more than it
     match: MatchTerms | None = None
+    # a hosted table (docs/rules.md "Hosting a table"): the participant who created it and their
+    # owner (whose open hosted tables are bounded); None: a house table
+    host_id: str | None = None
+    host_owner: str | None = None
+    visibility: Visibility = Visibility.PUBLIC
+    approval: bool = False  # the host accepts or declines each request to sit
 
 
 #: a seat in the lobby and the table view: in the hand, waiting for the next, sat out, or on its way out
@@ -160,6 +180,8 @@ class TableSummary(Message):
     last_seq: int = 0
     hands_played: int = 0  # settled hands (what `config.max_hands` counts)
     closed: bool = False  # closed for good: no seats, no hands, joins refused
+    paused: bool = False  # its host paused dealing
+    hands_left: int | None = None  # `config.max_hands` less the hands played (None: no hand limit)
 
 
 # --- lobby ------------------------------------------------------------------------------------
@@ -169,6 +191,9 @@ class ListTables(Request):
     """On `TABLE_LIST`: every table this service owns."""
 
     kind: ParticipantKind | None = None  # given: only tables admitting this kind
+    #: private tables are never listed; given, only the (private or public) table this invite opens
+    invite_hash: str | None = None
+    host_id: str | None = None  # given: the open tables this participant hosts (private ones too)
 
 
 class TableList(Message):
@@ -176,9 +201,12 @@ class TableList(Message):
 
 
 class CreateTable(Request):
-    """On `TABLE_CREATE` (operators): create a table; conflict if the id exists."""
+    """On `TABLE_CREATE` (operators; the gateway for players): create a table; conflict if the id
+    exists. A hosted table (`config.host_id`) counts against its owner's bound on open hosted
+    tables (`too_many_tables`); a private one needs `invite_hash`."""
 
     config: TableConfig
+    invite_hash: str | None = None
 
 
 class CloseTable(Request):
@@ -215,6 +243,7 @@ class Join(ParticipantCommand):
     # None: the largest amount in the table's range the balance covers (ignored for ante-nl-1)
     buy_in: PositiveChips | None = None
     auto_rebuy: bool = False  # only where the table allows it
+    invite_hash: str | None = None  # a private table: its invite code's hash (not needed by its host)
 
 
 class Ready(ParticipantCommand):
@@ -303,11 +332,32 @@ class Show(ParticipantCommand):
     hand_id: Annotated[str, Field(max_length=200)] | None = None
 
 
+HostControl = Literal["pause", "resume", "blinds", "approve", "decline", "remove", "close", "invite", "revoke"]
+
+
+class Host(ParticipantCommand):
+    """A host's control of a hosted table (`not_host` from anyone else). Each takes effect between
+    hands: sent while a hand runs, it is queued and applied when that hand ends, and the result's
+    `status` says `now` or `next_hand`. `participant` names whom approve/decline/remove mean;
+    `blinds` takes `small_blind`/`big_blind` (and `ante`; None keeps it); `invite` takes the new
+    code's `invite_hash` (the old code stops working, removed players may be invited again)."""
+
+    type: Literal["host"] = "host"
+    control: HostControl
+    participant: ParticipantId | None = None
+    small_blind: Chips | None = None
+    big_blind: Chips | None = None
+    ante: Chips | None = None
+    invite_hash: str | None = None
+
+
 class GetView(Message):
-    """The current snapshot as `viewer` may see it (None: spectator)."""
+    """The current snapshot as `viewer` may see it (None: spectator). A private table is shown
+    only to its host, those seated or asking to sit, and with its `invite_hash` (else `not_found`)."""
 
     type: Literal["view"] = "view"
     viewer: ParticipantId | None = None
+    invite_hash: str | None = None
 
 
 class GetEvents(Message):
@@ -351,6 +401,7 @@ TableCommand = Annotated[
     | Disconnect
     | Reconnect
     | Show
+    | Host
     | GetView
     | GetEvents
     | GetHand
@@ -441,6 +492,23 @@ class HandView(Message):
     in_time_bank: bool = False  # the turn clock expired and the actor's bank runs (`deadline` extended)
 
 
+class SeatRequest(Message):
+    """A request to sit at an approval table, waiting for the host."""
+
+    participant_id: str
+    name: str = ""
+    kind: ParticipantKind
+
+
+class HostView(Message):
+    """What only the host sees of a hosted table (never anyone's cards)."""
+
+    paused: bool
+    pending_requests: tuple[SeatRequest, ...] = ()
+    invite: bool = False  # an invite code works (the code itself is shown only when made)
+    removed: tuple[str, ...] = ()  # participants removed (they may not sit again until a new invite)
+
+
 class TableView(Message):
     """The Clawbet rules' `table`: `your_seat_id` = yourSeatId (None: not seated / spectator). For a
     seated viewer also: `auto_rebuy` (yours; `config.auto_rebuy` says whether the table allows
@@ -458,10 +526,23 @@ class TableView(Message):
     next_hand_at: datetime | None = None  # auto-start tables: end of the intermission
     hands_played: int = 0  # settled hands (what `config.max_hands` counts)
     closed: bool = False  # the table closed (its limit, or an operator): joins are refused
-    paused: str | None = None  # e.g. "waiting for the wallet": no hand is dealt until it answers
+    paused: str | None = None  # e.g. "waiting for the wallet" or "paused by the host": no hand is dealt meanwhile
+    host_id: str | None = None  # a hosted table's host
+    hands_left: int | None = None  # `config.max_hands` less the hands played (None: no hand limit)
+    closes_at: datetime | None = None  # a time-limited table's end (`config.closes_at`)
+    host: HostView | None = None  # the host's own controls' state (the host's view only)
 
 
 # --- events -----------------------------------------------------------------------------------
+
+
+class BlindsChange(Message):
+    """The forced bets a host set, from hand number `from_hand` of the table on."""
+
+    small_blind: int
+    big_blind: int
+    ante: int
+    from_hand: int
 
 
 class TurnInfo(Message):
@@ -482,6 +563,8 @@ class TableEvent(Event):
       auto_rebuy, session_closed, table_reset, table_closed, hand_cancelled, leaving,
       paused / resumed (`detail`: "waiting for the wallet" / "the wallet answers"),
       stack_reconciled (a stack set to the wallet's reserve `amount`; `detail`: what it was);
+    hosted tables: table_paused, table_resumed, blinds_changed (`blinds`), seat_requested
+      (`participant_id`, `name`), seat_approved, seat_declined, player_removed (`participant_id`);
     hand (engine operations, same names): hand_start, post_ante, post_blind, deal_hole,
       deal_board, street, fold, check, call, bet, raise, draw, show, award, hand_end;
     turn (a turn starts: `turn` is set); time_bank (the actor's turn clock expired and their
@@ -507,6 +590,8 @@ class TableEvent(Event):
     detail: str = ""
     turn: TurnInfo | None = None
     stacks: dict[str, int] | None = None  # seat (as text) -> stack, on hand_start/hand_end
+    name: str | None = None  # seat_requested: who asks
+    blinds: BlindsChange | None = None  # blinds_changed
 
 
 #: `TableEvent` kinds that change who sits at a table (chat follows them for its membership):

@@ -65,3 +65,7 @@ class ConfigError(EngineError, ValueError):
     or operator error, never a player's move). Codes: ``bad_stakes``, ``bad_seats``,
     ``bad_button``, ``unknown_rules_version``, ``bad_structure``, ``short_stack``,
     ``bad_allowance``."""
+
+    def __init__(self, code: str, message: str = "", field: str | None = None) -> None:
+        super().__init__(code, message)
+        self.field = field  # the stakes field at fault, where one is (``big_blind``, ``max_buy_in``...)

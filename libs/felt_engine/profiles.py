@@ -265,39 +265,43 @@ def _is_int(x: object) -> TypeGuard[int]:
 def validate_stakes(profile: RulesProfile, stakes: TableStakes) -> TableStakes:
     """Raise ``ConfigError("bad_stakes")`` unless the stakes fit the profile."""
 
-    def bad(msg: str) -> ConfigError:
-        return ConfigError("bad_stakes", f"{profile.rules_version}: {msg}")
+    def bad(msg: str, field: str) -> ConfigError:
+        return ConfigError("bad_stakes", f"{profile.rules_version}: {msg}", field)
 
     for name in ("small_blind", "big_blind", "ante", "straddle"):
         v = getattr(stakes, name)
         if not _is_int(v) or v < 0:
-            raise bad(f"{name} must be a non-negative integer")
+            raise bad(f"{name} must be a non-negative integer", name)
     resolve_structure(profile, stakes)
     if profile.blinds:
-        if not (0 < stakes.small_blind <= stakes.big_blind):
-            raise bad("need 0 < small_blind <= big_blind")
+        if stakes.small_blind <= 0:
+            raise bad("need 0 < small_blind <= big_blind", "small_blind")
+        if stakes.small_blind > stakes.big_blind:
+            raise bad("need 0 < small_blind <= big_blind", "big_blind")
     elif stakes.small_blind or stakes.big_blind:
-        raise bad("this profile has no blinds")
+        raise bad("this profile has no blinds", "small_blind" if stakes.small_blind else "big_blind")
     if stakes.ante_mode not in profile.ante_modes:
-        raise bad(f"ante_mode {stakes.ante_mode!r} is not one of {', '.join(profile.ante_modes)}")
+        raise bad(f"ante_mode {stakes.ante_mode!r} is not one of {', '.join(profile.ante_modes)}", "ante_mode")
     if stakes.straddle and not profile.straddle:
-        raise bad("this profile has no straddle")
+        raise bad("this profile has no straddle", "straddle")
     if stakes.straddle and stakes.straddle != 2 * stakes.big_blind:
-        raise bad("a straddle is twice the big blind")
+        raise bad("a straddle is twice the big blind", "straddle")
     if profile.ante == "required" and stakes.ante <= 0:
-        raise bad("an ante is required")
+        raise bad("an ante is required", "ante")
     if profile.fixed_ante is not None and stakes.ante != profile.fixed_ante:
-        raise bad(f"the ante is fixed at {profile.fixed_ante}")
+        raise bad(f"the ante is fixed at {profile.fixed_ante}", "ante")
     if profile.money == "balance":
         if stakes.min_buy_in is not None or stakes.max_buy_in is not None:
-            raise bad("the account balance plays: no buy-in")
+            raise bad("the account balance plays: no buy-in", "min_buy_in" if stakes.min_buy_in else "max_buy_in")
         return stakes
     lo, hi = stakes.min_buy_in, stakes.max_buy_in
-    if not (_is_int(lo) and _is_int(hi) and 0 < lo <= hi):
-        raise bad("need integer 0 < min_buy_in <= max_buy_in")
+    if not (_is_int(lo) and 0 < lo):
+        raise bad("need integer 0 < min_buy_in <= max_buy_in", "min_buy_in")
+    if not (_is_int(hi) and lo <= hi):
+        raise bad("need integer 0 < min_buy_in <= max_buy_in", "max_buy_in")
     unit = stakes.big_blind if profile.buy_in_unit == "big_blind" else stakes.ante
     if profile.min_buy_in_units is not None and lo < profile.min_buy_in_units * unit:
-        raise bad(f"min_buy_in below {profile.min_buy_in_units} x {profile.buy_in_unit}")
+        raise bad(f"min_buy_in below {profile.min_buy_in_units} x {profile.buy_in_unit}", "min_buy_in")
     if profile.max_buy_in_units is not None and hi > profile.max_buy_in_units * unit:
-        raise bad(f"max_buy_in above {profile.max_buy_in_units} x {profile.buy_in_unit}")
+        raise bad(f"max_buy_in above {profile.max_buy_in_units} x {profile.buy_in_unit}", "max_buy_in")
     return stakes

@@ -16,6 +16,7 @@ from fastapi.telemetry import TelemetryConfig
 
 from felt_contracts.base import new_id
 from felt_gateway import accounts, auth, errors, ladder, openapi, pages, poker, ws
+from felt_gateway import hosting  # noqa: F401 - its routes (hosted tables) join poker.router
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
 from felt_gateway.identity import Identity

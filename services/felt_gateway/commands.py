@@ -20,6 +20,7 @@ from felt_contracts.table import (
     SitIn,
     SitOut,
     Start,
+    invite_hash,
 )
 from felt_contracts.names import ActionName
 from felt_gateway.identity import Principal
@@ -40,7 +41,9 @@ COMMANDS: dict[str, type[ParticipantCommand]] = {
 def command(who: Principal, name: str, **fields: Any) -> ParticipantCommand:
     """`name` (a key of COMMANDS) with the request's own fields, sent as `who`."""
     if name == "join":
+        code = fields.pop("invite_code", None)
         fields |= {
+            "invite_hash": invite_hash(code) if code else None,
             "owner_id": who.owner_id,
             "name": who.name[:50],
             "kind": ParticipantKind.HUMAN if who.kind == "HUMAN" else ParticipantKind.AGENT,

@@ -11,7 +11,7 @@ from pydantic.alias_generators import to_camel
 
 from felt_contracts.table import WellFormedTableId as TableId
 from felt_contracts.names import PreActionName
-from felt_gateway.schemas import ActionType, CardText, check_action_shape
+from felt_gateway.schemas import ActionType, CardText, InviteCode, check_action_shape
 
 RequestId = Annotated[str, Field(min_length=1, max_length=64)]
 Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
@@ -95,6 +95,7 @@ class JoinFrame(CommandFrame):
     type: Literal["join"]
     buy_in: Chips | None = None
     auto_rebuy: bool = False
+    invite_code: InviteCode | None = None  # a private table's invite code
 
 
 class StartFrame(CommandFrame):

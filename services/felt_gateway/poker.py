@@ -30,6 +30,8 @@ from felt_contracts.table import (
     HAND_BOUNDARIES,
     ParticipantKind,
     TableList,
+    TableSummary,
+    invite_hash,
     table_of_hand,
 )
 from felt_contracts.wallet import (
@@ -160,21 +162,25 @@ async def list_tables(
     table names none), blinds/antes, min/max buy-in, capacity, admission, seats taken, whether a
     hand runs, limits (`maxHands`, `closesAt`), `handsPlayed` and `closed`."""
     result: TableList = await bus(request).call(subjects.TABLE_LIST, ListTables(kind=kind), TableList)
-    tables = []
-    for t in result.tables:
-        entry = camel(t.config)
-        entry["structure"] = t.config.structure or get_profile(t.config.rules_version).default_structure.value
-        entry.update(
-            players=t.players,
-            seatsTaken=t.players,
-            handRunning=t.hand_running,
-            handId=t.hand_id,
-            lastSeq=t.last_seq,
-            handsPlayed=t.hands_played,
-            closed=t.closed,
-        )
-        tables.append(entry)
-    return {"tables": tables}
+    return {"tables": [lobby_entry(t) for t in result.tables]}
+
+
+def lobby_entry(t: TableSummary) -> dict[str, Any]:
+    """A table as the lobby lists it: its configuration and what is happening at it."""
+    entry = camel(t.config)
+    entry["structure"] = t.config.structure or get_profile(t.config.rules_version).default_structure.value
+    entry.update(
+        players=t.players,
+        seatsTaken=t.players,
+        handRunning=t.hand_running,
+        handId=t.hand_id,
+        lastSeq=t.last_seq,
+        handsPlayed=t.hands_played,
+        closed=t.closed,
+        paused=t.paused,
+        handsLeft=t.hands_left,
+    )
+    return entry
 
 
 # --- seats -------------------------------------------------------------------------------------
@@ -194,6 +200,8 @@ async def list_tables(
         ErrorCode.INVALID_AMOUNT,
         ErrorCode.LIMIT_EXCEEDED,
         ErrorCode.FROZEN,
+        ErrorCode.INVITE_INVALID,
+        ErrorCode.FORBIDDEN,
     ),
     summary="Take a seat",
 )
@@ -205,11 +213,13 @@ async def join(
     `details.minBuyIn` and `details.available`); the response's `buyIn` says what you brought.
     ante-nl-1 takes none (your balance plays). Admission follows the credential's kind; one
     participant per owner per table. With an `Idempotency-Key`, a retry gets the first result
-    (the table applies a join once per key, and buys in once)."""
+    (the table applies a join once per key, and buys in once). A private table needs its
+    `inviteCode` (`invite_invalid`: wrong or revoked); at a table whose host approves each seat the
+    answer is `status: pending` and the seat (and buy-in) follow the host's approval."""
     check_table_id(table_id)
     result = await bus(request).table(
         table_id,
-        commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy),
+        commands.command(who, "join", buy_in=body.buy_in, auto_rebuy=body.auto_rebuy, invite_code=body.invite_code),
         message_id=commands.message_id(who, "join", idempotency_key),
     )
     return command_out(result)
@@ -386,11 +396,18 @@ async def auto_rebuy(
     responses=refusals(*TABLE),
     summary="Your authenticated table view",
 )
-async def view(request: Request, table_id: str, who: Who) -> dict[str, Any]:
+async def view(
+    request: Request,
+    table_id: str,
+    who: Who,
+    invite: Annotated[str | None, Query(max_length=64, description="a private table's invite code")] = None,
+) -> dict[str, Any]:
     """`table.yourSeatId`, `table.hand.actorSeatId`, `table.hand.legalActions` (null / false =
     unavailable), your hole cards, the deadline and the hand's `rulesVersion`. Another
-    participant's cards are never included unless revealed."""
-    result = await bus(request).table(table_id, GetView(viewer=who.participant_id))
+    participant's cards are never included unless revealed. A private table is shown to its
+    host, those seated or asking to sit, and with `invite`; to anyone else it is `not_found`."""
+    viewing = GetView(viewer=who.participant_id, invite_hash=invite_hash(invite) if invite else None)
+    result = await bus(request).table(table_id, viewing)
     await chat_members(request).watched(table_id, who.participant_id)
     return {"table": camel(result.view)}
 

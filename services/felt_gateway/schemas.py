@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 from felt_contracts.chat import ChatMessage, ChatPosted
 from felt_contracts.names import ActionName, PreActionName
 from felt_contracts.limits import CapChange, FreezeState, LimitName, LimitsState, Scope
-from felt_contracts.table import HandHistory, HandSummary, TableConfig, TableEvent, TableView
+from felt_contracts.table import Admission, HandHistory, HandSummary, TableConfig, TableEvent, TableView, Visibility
 from felt_contracts.wallet import Balance, Refilled, RefillState, SessionHistory
 from felt_engine.actions import shape_problem
 
@@ -129,6 +129,8 @@ Email = Annotated[
 ]
 Password = Annotated[str, Field(min_length=8, max_length=256)]
 Chips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
+#: an invite code as the gateway makes them (`secrets.token_urlsafe`)
+InviteCode = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
 # --- accounts ---------------------------------------------------------------------------------
@@ -240,6 +242,9 @@ class JoinBody(Body):
         description="chips to bring; None: the largest amount in the table's range your balance covers (ignored for ante-nl-1)",
     )
     auto_rebuy: bool = False
+    invite_code: InviteCode | None = Field(
+        default=None, description="a private table's invite code (not needed by its host)"
+    )
 
 
 ActionType = ActionName
@@ -390,10 +395,91 @@ class LobbyTable(twin(TableConfig)):  # type: ignore[misc]  # twin() builds the 
     lastSeq: int = 0
     handsPlayed: int = 0
     closed: bool = False
+    paused: bool = False
+    handsLeft: int | None = None
 
 
 class TablesOut(BaseModel):
     tables: list[LobbyTable]
+
+
+# --- hosted tables --------------------------------------------------------------------------
+
+#: amounts a host names: the table service checks them against the profile (and names the field)
+Amount = Annotated[int, Field(strict=True, ge=0, le=10**12)]
+
+
+class CreateTableBody(Body):
+    """A table to create and host. Omitted stakes take the profile's usual ones; every value is
+    checked against the profile's rules (docs/rules.md "Hosting a table")."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"rulesVersion": "nlhe-1", "smallBlind": 1, "bigBlind": 2, "seats": 6, "visibility": "private"},
+                {"rulesVersion": "draw5-1", "structure": "pot-limit", "ante": 4, "maxHands": 20},
+            ]
+        }
+    )
+    name: Annotated[str, Field(max_length=60)] = ""
+    rules_version: Annotated[str, Field(min_length=1, max_length=50)] = Field(
+        description="nlhe-1, plhe-1, flhe-1, ante-nl-1 or draw5-1"
+    )
+    structure: Literal["no-limit", "pot-limit", "fixed-limit"] | None = None
+    small_blind: Amount | None = None
+    big_blind: Amount | None = None
+    ante: Amount | None = None
+    seats: Annotated[int, Field(strict=True, ge=0, le=100)] | None = None
+    min_buy_in: Amount | None = None
+    max_buy_in: Amount | None = None
+    turn_seconds: Annotated[float, Field(ge=0, le=86400, allow_inf_nan=False)] | None = None
+    admission: Admission = Admission.MIXED
+    start_mode: Literal["EXPLICIT", "AUTO"] = "EXPLICIT"
+    auto_rebuy: bool = False
+    max_hands: Annotated[int, Field(strict=True, ge=1, le=10**9)] | None = None
+    closes_in_minutes: Annotated[int, Field(strict=True, ge=1, le=7 * 24 * 60)] | None = None
+    visibility: Visibility = Visibility.PUBLIC
+    approval: bool = False
+
+
+class CreatedTableOut(BaseModel):
+    table: LobbyTable
+    inviteCode: str | None = Field(default=None, description="private tables: the code to share (shown once)")
+    inviteUrl: str | None = Field(default=None, description="the page that opens the invite: /t/<code>")
+    replayed: bool = False
+
+
+class InviteOut(BaseModel):
+    inviteCode: str
+    inviteUrl: str
+
+
+class RevokedOut(BaseModel):
+    revoked: bool
+
+
+class InvitedTableOut(BaseModel):
+    tableId: str
+    table: LobbyTable
+
+
+class BlindsBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"smallBlind": 2, "bigBlind": 4}, {"ante": 8}]})
+
+    small_blind: Amount | None = None
+    big_blind: Amount | None = None
+    ante: Amount | None = None
+
+
+class ParticipantBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"participantId": "3f2a9c1e0b7d4e8a"}]})
+
+    participant_id: Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class HostControlOut(BaseModel):
+    applied: Literal["now", "next_hand"] = Field(description="`next_hand`: queued until the hand in progress ends")
+    seq: int
 
 
 #: a page's cursor, in every paged list's answer

@@ -72,6 +72,7 @@ def build(ctx: ServiceContext, table: TableSettings | None = None) -> Rooms:
             claims = await registry.claims()  # read once for every table, not once per table
             for config in (await known()).values():  # restart policy: every open hand cancelled, seats cleared
                 await rooms.open(config, claims.get(config.table_id, []))
+        rooms.start_idle_watch()
         log.info("tables open", extra={"tables": len(rooms.actors)})
 
     @ctx.on_shutdown

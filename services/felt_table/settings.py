@@ -42,3 +42,7 @@ class TableSettings(BaseSettings):
     match_big_blind: int = Field(default=2, ge=2, le=10**6)
     match_depth: int = Field(default=100, ge=10, le=1000)  # big blinds each stack plays
     match_intermission_seconds: float = Field(default=0.2, gt=0, le=3600)
+    # hosted tables (docs/rules.md "Hosting a table"): how many open tables one owner may host at
+    # once, and how long a hosted table nobody sits at stays open
+    max_hosted_tables: int = Field(default=3, ge=0, le=1000)
+    idle_close_seconds: float = Field(default=1800.0, gt=0, le=7 * 86400)

@@ -76,9 +76,10 @@ def test_the_gateway_sends_what_a_clients_request_becomes_and_no_chip_movement()
         subjects.WALLET_BALANCE,
         subjects.LIMITS_SET_CAP,
         subjects.CHAT_POST,
+        subjects.TABLE_CREATE,  # players create (and host) tables
     ):
         assert may_publish("gateway", subject), subject
-    for subject in [*MONEY, subjects.TABLE_CREATE, subjects.LIMITS_CHECK, subjects.TIMER_SCHEDULE]:
+    for subject in [*MONEY, subjects.TABLE_CLOSE, subjects.LIMITS_CHECK, subjects.TIMER_SCHEDULE]:
         assert not may_publish("gateway", subject), subject
 
 

@@ -37,7 +37,8 @@ GOOD = dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=20, m
         (dict(table_id="Bad Id"), "table_id"),
         (dict(seats=1), "seats"),
         (dict(rules_version="nope-1"), "rules_version"),
-        (dict(small_blind=5, big_blind=2), "stakes"),
+        (dict(small_blind=5, big_blind=2), "big_blind"),
+        (dict(min_buy_in=1), "min_buy_in"),
         (dict(closes_at=datetime(2030, 1, 1)), "closes_at"),
     ],
 )

@@ -1,8 +1,9 @@
 """Rooms limited by hands or time (the Texas Hold'em rules: "Rooms may be limited by time or by number of
-hands"), and operators closing a table.
+hands"), and operators, hosts and idleness closing a table.
 
 A table is due to close once it has settled `config.max_hands` hands, once `config.closes_at`
-has passed, or once an operator asked. From then on no hand is dealt and joins are refused
+has passed, or once an operator or its host asked (or, hosted, nobody sat at it for
+`idle_close_seconds`). From then on no hand is dealt and joins are refused
 (`table_closed`); the hand in progress plays to its end and is settled, then every seat is
 cashed out (each exactly once: `seat_sessions.close`) and `table_closed` is published. The check
 runs wherever the table would schedule its next hand, and at `closes_at` (a timer deadline).
@@ -16,6 +17,7 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.deadlines import ClosesAtDeadline
 from felt_runtime.bus import BusError
 from felt_table.commands import recovery, seat_sessions
+from felt_table.model import hosting
 from felt_table.ports.retry import retryable
 from felt_table.model.table import Table, now
 
@@ -26,7 +28,7 @@ def reason(table: Table) -> str | None:
     """Why the table is (due to be) closed, or None."""
     cfg = table.config
     if table.close_requested:
-        return "operator"
+        return table.close_requested
     if cfg.max_hands is not None and table.hands_played >= cfg.max_hands:
         return "max_hands"
     if cfg.closes_at is not None and now() >= cfg.closes_at:
@@ -60,13 +62,15 @@ async def close_if_due(table: Table) -> bool:
         return False
     table.closed = True
     table.intermission.next_hand_at = None
+    table.hosting.closed, table.hosting.pending = True, []
+    await hosting.save(table)
     table.emit("table_closed", amount=table.hands_played, detail=why)
     return True
 
 
-async def request(table: Table) -> None:
-    """An operator closes the table: now, or once the hand in progress has settled."""
-    table.close_requested = True
+async def request(table: Table, why: str = "operator") -> None:
+    """Close the table (`why`: operator, host, idle): now, or once the hand in progress has settled."""
+    table.close_requested = table.close_requested or why
     await close_if_due(table)
 
 

@@ -31,7 +31,7 @@ from felt_contracts.wallet import Payout, Settle, Wager
 from felt_engine.state import HandState
 from felt_table.commands import closing, ending, recovery, seat_sessions
 from felt_table.ports.retry import retryable
-from felt_table.model import history
+from felt_table.model import history, hosting
 from felt_table.model.results import results_of
 from felt_table.ports.deadlines import bank_use
 from felt_table.model.table import Table, now
@@ -76,6 +76,7 @@ async def deal(table: Table, *, need_ready: bool) -> bool:
     table must wait (the last hand's end unanswered, or a service did not answer)."""
     if not table.can_deal or table.closed or closing.reason(table) is not None:
         return False
+    hosting.apply_next(table)  # forced bets the host set while the last hand ran
     hand_id = hand_id_for(table.tid, uuid.uuid4().hex[:16])
     try:
         if table.needs_reconcile and not await recovery.reconcile(table):
@@ -404,6 +405,7 @@ async def close_leavers(table: Table) -> None:
 async def after_hand(table: Table) -> None:
     """Stacks follow the wallet if something failed, leavers go, limits may close a session,
     busted stacks leave; then the next hand may be scheduled."""
+    hosting.apply_next(table)
     if table.needs_reconcile and not await recovery.reconcile(table):
         recovery.ping(table, "wallet", resumed)
     hand = table.state

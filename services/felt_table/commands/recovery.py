@@ -23,7 +23,9 @@ log = logging.getLogger("felt.table.recovery")
 
 def paused(table: Table) -> str | None:
     """What the table waits for, as shown in its view (None: it is not waiting)."""
-    return "waiting for the " + ", ".join(sorted(table.waits.requests)) if table.waits.requests else None
+    if table.waits.requests:
+        return "waiting for the " + ", ".join(sorted(table.waits.requests))
+    return "paused by the host" if table.hosting.paused else None
 
 
 def wait_for(

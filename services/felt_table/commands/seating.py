@@ -28,7 +28,8 @@ from felt_contracts.deadlines import AbsentDeadline, GraceDeadline
 from felt_engine.errors import IllegalAction
 from felt_engine.hand import leave as engine_leave
 from felt_runtime.bus import BusError
-from felt_table.commands import closing, ending, hands, seat_sessions
+from felt_table.commands import closing, ending, hands, requests, seat_sessions
+from felt_table.model import hosting
 from felt_table.commands.recovery import paused
 from felt_table.ports.registry import Claims
 from felt_table.model.table import Handler, Seat, Table, engine_error
@@ -60,6 +61,19 @@ def default_buy_in(lo: int, hi: int, available: int) -> int:
 
 
 async def join(table: Table, command: Join) -> TableResult:
+    closing.refuse_if_closing(table)
+    hosting.admit(table, command)
+    if (
+        table.config.approval
+        and not hosting.is_host(table, command.participant_id)
+        and not table.seat_of(command.participant_id)
+    ):
+        return await requests.ask(table, command)
+    return await take_seat(table, command)
+
+
+async def take_seat(table: Table, command: Join) -> TableResult:
+    """Seat a participant (a join, or a request the host approved): admission, one per owner, the buy-in."""
     closing.refuse_if_closing(table)
     adm = table.config.admission
     if (adm is Admission.AGENTS_ONLY and command.kind is not ParticipantKind.AGENT) or (
@@ -190,7 +204,7 @@ async def absent_over(table: Table, deadline: AbsentDeadline) -> TableResult:
     if seat is None or not seat.sitting_out or seat.sit_out_epoch != deadline.epoch or seat.leaving:
         table.stale_ignored += 1
         return table.result("stale")
-    return table.result(await _leave(table, seat, "absent"))
+    return table.result(await leave_seat(table, seat, "absent"))
 
 
 async def start(table: Table, command: Start) -> TableResult:
@@ -231,7 +245,7 @@ def raise_paused(table: Table) -> None:
     raise BusError(ErrorCode.UNAVAILABLE, f"the table is {paused(table) or 'settling the last hand'}", reason="paused")
 
 
-async def _leave(table: Table, seat: Seat, reason: str) -> str:
+async def leave_seat(table: Table, seat: Seat, reason: str) -> str:
     """Mid-hand the engine's leave policy applies and the cash-out follows settlement; otherwise at once."""
     if table.in_hand(seat.number) and table.hand_participants.get(seat.number) == seat.pid:
         hand = table.state
@@ -262,7 +276,7 @@ async def leave(table: Table, command: Leave) -> TableResult:
     seat = table.require_seat(command.participant_id)
     if seat.leaving:
         return table.result("leaving", seat=seat.number)
-    return table.result(await _leave(table, seat, "left"), seat=seat.number)
+    return table.result(await leave_seat(table, seat, "left"), seat=seat.number)
 
 
 async def disconnect(table: Table, command: Disconnect) -> TableResult:
@@ -293,7 +307,7 @@ async def grace_over(table: Table, deadline: GraceDeadline) -> TableResult:
     if seat is None or seat.connected or seat.grace_epoch != deadline.epoch or seat.leaving:
         table.stale_ignored += 1
         return table.result("stale")
-    return table.result(await _leave(table, seat, "disconnected"))
+    return table.result(await leave_seat(table, seat, "disconnected"))
 
 
 COMMANDS: dict[type, Handler] = {

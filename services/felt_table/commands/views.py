@@ -15,9 +15,11 @@ from felt_contracts.table import (
     GetView,
     HandSeat,
     HandView,
+    HostView,
     LegalActions,
     ListHands,
     PotView,
+    SeatRequest,
     SeatSummary,
     TableResult,
     TableSummary,
@@ -27,7 +29,7 @@ from felt_engine import actions as engine
 from felt_engine.views import sight
 from felt_runtime import paging
 from felt_runtime.bus import BusError
-from felt_table.model import history
+from felt_table.model import history, hosting
 from felt_table.commands.recovery import paused
 from felt_table.model.table import Handler, Table
 
@@ -60,6 +62,25 @@ def summary(table: Table) -> TableSummary:
         last_seq=table.events.seq,
         hands_played=table.hands_played,
         closed=table.closed,
+        paused=table.hosting.paused,
+        hands_left=hands_left(table),
+    )
+
+
+def hands_left(table: Table) -> int | None:
+    limit = table.config.max_hands
+    return None if limit is None else max(0, limit - table.hands_played)
+
+
+def host_view(table: Table) -> HostView:
+    return HostView(
+        paused=table.hosting.paused,
+        pending_requests=tuple(
+            SeatRequest(participant_id=req.participant_id, name=req.name, kind=req.kind)
+            for req in table.hosting.pending
+        ),
+        invite=table.hosting.invite_hash is not None,
+        removed=tuple(table.hosting.removed),
     )
 
 
@@ -154,10 +175,16 @@ def view(table: Table, viewer: str | None) -> TableView:
         paused=paused(table),
         hands_played=table.hands_played,
         closed=table.closed,
+        host_id=table.config.host_id,
+        hands_left=hands_left(table),
+        closes_at=table.config.closes_at,
+        host=host_view(table) if hosting.is_host(table, viewer) else None,
     )
 
 
 async def get_view(table: Table, command: GetView) -> TableResult:
+    if not hosting.may_see(table, command.viewer, command.invite_hash):
+        raise hosting.unknown_table(table)
     return table.result(view=view(table, command.viewer))
 
 

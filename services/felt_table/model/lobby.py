@@ -107,14 +107,18 @@ def check_config(cfg: TableConfig) -> Problem | None:
         return problem
     try:
         validate_stakes(profile, stakes_of(cfg))
-    except (ConfigError, ValueError) as exc:
-        return Problem("stakes", f"stakes (blinds, ante, buy-in range, structure): {exc}")
+    except ConfigError as exc:
+        field = exc.field or ("structure" if exc.code == "bad_structure" else "stakes")
+        return Problem(field, f"stakes (blinds, ante, buy-in range, structure): {exc.message}")
     if not profile.min_seats <= cfg.seats <= min(profile.max_seats, 10):
         return Problem("seats", f"seats must be {profile.min_seats}..{profile.max_seats}")
     for name in ("turn_seconds", "intermission_seconds"):
         value = getattr(cfg, name)
         if value is not None and not 0 < value <= 3600:
             return Problem(name, f"{name} must be in (0, 3600]")
+    fixed = profile.fixed_turn_seconds
+    if fixed is not None and cfg.turn_seconds is not None and cfg.turn_seconds != fixed and cfg.host_id is not None:
+        return Problem("turn_seconds", f"{cfg.rules_version} fixes the turn clock at {fixed} s")
     if cfg.auto_rebuy and profile.money != "buy_in":
         return Problem("auto_rebuy", "auto_rebuy needs a buy-in table")
     if cfg.closes_at is not None and cfg.closes_at.utcoffset() is None:
@@ -128,6 +132,21 @@ def check_config(cfg: TableConfig) -> Problem | None:
             f"its rules fix the turn clock at {profile.fixed_turn_seconds} s",
         )
     return None
+
+
+def rescale_buy_in(old: TableConfig, new: TableConfig) -> TableConfig:
+    """`new` stakes with the buy-in range of `old` kept in the same number of big blinds (antes
+    where the ante is the unit), so a host's change of blinds keeps the table's depth."""
+    profile = get_profile(new.rules_version)
+    before, after = (old.big_blind, new.big_blind) if profile.buy_in_unit == "big_blind" else (old.ante, new.ante)
+    if profile.money != "buy_in" or new.min_buy_in is None or new.max_buy_in is None or before <= 0 or after <= 0:
+        return new
+    return new.model_copy(
+        update={
+            "min_buy_in": max(1, new.min_buy_in * after // before),
+            "max_buy_in": max(1, new.max_buy_in * after // before),
+        }
+    )
 
 
 def _forced_bets_problem(cfg: TableConfig, profile: RulesProfile) -> Problem | None:

@@ -24,6 +24,7 @@ from felt_table.ports.deadlines import Deadlines
 from felt_table.ports.deps import Deps
 from felt_table.ports.escrow import Escrow, HandEnd
 from felt_table.ports.events import Events
+from felt_table.model.host_state import Hosting
 from felt_table.model.lobby import stakes_of
 from felt_client.backoff import Backoff
 from felt_table.ports.sessions import Sessions
@@ -171,7 +172,12 @@ class Table:
         self.needs_reconcile = False  # stacks are re-read from the wallet before the next deal
         # the table's life
         self.hands_played = 0  # settled hands (config.max_hands counts them)
-        self.close_requested = False  # an operator closed the table (commands/closing.py)
+        self.close_requested: str | None = None  # who closed it (operator, host, idle; commands/closing.py)
+        # a hosted table: the host's controls' state, blinds set for the next hand, the last time
+        # someone sat here (a hosted table nobody sits at closes by itself)
+        self.hosting = Hosting()
+        self.next_config: TableConfig | None = None
+        self.occupied_at = now()
         self.closed = False  # closed for good: no seats, no hands, joins refused
         # the actor running the table
         self.post: Callable[[object], None] = lambda command: None  # into this table's queue (set by the actor)
@@ -189,8 +195,9 @@ class Table:
 
     @property
     def can_deal(self) -> bool:
-        """No new hand while the last one's end is unanswered or a service is being waited for."""
-        return self.ending is None and not self.waits.requests
+        """No new hand while the last one's end is unanswered, a service is being waited for, or
+        the host paused dealing."""
+        return self.ending is None and not self.waits.requests and not self.hosting.paused
 
     def emit(self, kind: EventKind, *, private_to: str | None = None, **fields: Any) -> dict[str, Any]:
         return self.events.emit(kind, private_to=private_to, **fields)

@@ -22,6 +22,8 @@ table_configs = sa.Table(
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("config", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("host_state", sa.Text),  # a hosted table's state (felt_table.model.hosting.Hosting)
+    sa.Column("closed", sa.Boolean, nullable=False, server_default=sa.false()),  # hosted: closed for good
 )
 table_events = sa.Table(
     "table_events",
@@ -87,15 +89,39 @@ class Store:
         self._writer: asyncio.Task[None] | None = None
 
     async def created_tables(self) -> list[str]:
+        """The configurations of the tables created over the bus that are open (a hosted table
+        that closed is not run again)."""
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(sa.select(table_configs.c.config))).scalars().all()
-        return list(rows)
+            rows = (
+                await conn.execute(sa.select(table_configs.c.config).where(table_configs.c.closed.is_(False)))
+            ).scalars()
+            return list(rows.all())
 
-    async def add_table(self, table_id: str, config: str, at: datetime) -> None:
+    async def add_table(self, table_id: str, config: str, at: datetime, host_state: str | None = None) -> None:
         """Through the store's one writer, queued behind at most the batch in progress: on SQLite a
         second writer polls for the lock between the play's back-to-back group commits and can lose
         for seconds (a table's creation would time out in a busy room)."""
-        await self.transactions.run(_add_table, table_id, config, at)
+        await self.transactions.run(_add_table, table_id, config, at, host_state)
+
+    async def hosted_configs(self) -> list[str]:
+        """The configurations of every open hosted table (whoever runs it)."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(table_configs.c.config).where(
+                    table_configs.c.closed.is_(False), table_configs.c.host_state.is_not(None)
+                )
+            )
+            return list(rows.scalars().all())
+
+    async def host_state(self, table_id: str) -> str | None:
+        async with self.engine.connect() as conn:
+            return (
+                await conn.execute(sa.select(table_configs.c.host_state).where(table_configs.c.table_id == table_id))
+            ).scalar()
+
+    async def save_hosted(self, table_id: str, config: str, host_state: str, closed: bool) -> None:
+        """A hosted table's configuration (its blinds change) and state, kept across restarts."""
+        await self.transactions.run(_save_hosted, table_id, config, host_state, closed)
 
     async def hands_played(self, table_id: str) -> int:
         """Settled hands of the table (a room limited by hands counts them)."""
@@ -228,8 +254,16 @@ def _jsonable(value: Any) -> Any:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else str(value)
 
 
-def _add_table(conn: sa.Connection, table_id: str, config: str, at: datetime) -> None:
-    conn.execute(table_configs.insert().values(table_id=table_id, config=config, created_at=at))
+def _add_table(conn: sa.Connection, table_id: str, config: str, at: datetime, host_state: str | None) -> None:
+    conn.execute(table_configs.insert().values(table_id=table_id, config=config, created_at=at, host_state=host_state))
+
+
+def _save_hosted(conn: sa.Connection, table_id: str, config: str, host_state: str, closed: bool) -> None:
+    conn.execute(
+        table_configs.update()
+        .where(table_configs.c.table_id == table_id)
+        .values(config=config, host_state=host_state, closed=closed)
+    )
 
 
 #: built once: a statement built per write is a few reference cycles (its bind parameters) for

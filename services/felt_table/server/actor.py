@@ -27,7 +27,8 @@ from felt_contracts.errors import ErrorCode
 from felt_contracts.table import TableConfig, TableResult, TableSummary, TableView
 from felt_runtime.bus import BusError
 from felt_runtime.logs import CORRELATION
-from felt_table.commands import closing, hands, play, recovery, seating, views
+from felt_table.commands import closing, hands, host, play, recovery, seating, views
+from felt_table.model import hosting
 from felt_table.model.table import Do, Handler, Table
 from felt_table.ports.deadlines import Fired
 from felt_table.ports.deps import Deps
@@ -59,7 +60,14 @@ async def do(table: Table, command: Do) -> TableResult:
     return table.result()
 
 
-COMMANDS: dict[type, Handler] = {**seating.COMMANDS, **play.COMMANDS, **views.COMMANDS, Fired: fired, Do: do}
+COMMANDS: dict[type, Handler] = {
+    **seating.COMMANDS,
+    **play.COMMANDS,
+    **host.COMMANDS,
+    **views.COMMANDS,
+    Fired: fired,
+    Do: do,
+}
 
 
 class Recent:
@@ -135,9 +143,12 @@ class TableActor:
 
     async def reset(self, held: Claims | None = None) -> None:
         table = self.table
+        await hosting.load(table)
         await seating.reset(table, held)
         table.hands_played = await table.deps.store.hands_played(table.tid)
-        table.closed = closing.reason(table) is not None  # closed while away: the reset cashed every seat out
+        table.closed = (
+            table.hosting.closed or closing.reason(table) is not None
+        )  # closed while away: the reset cashed every seat out
         await closing.schedule(table)
 
     def summary(self) -> TableSummary:

@@ -42,14 +42,14 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
         """The lobby: every table with its configuration and occupancy."""
         if replica is not None:
             return await replica.lobby(req)
-        return TableList(tables=list(rooms.summaries(req.kind)))
+        return TableList(tables=rooms.summaries(req))
 
     @responder(broker, subjects.TABLE_CREATE, CreateTable, queue=q, concurrency=1)
     async def create_table(req: CreateTable) -> TableSummary:
         """Operators: create a table (persisted; reset like the others on restart)."""
         if replica is not None:
             return await replica.create(req)
-        return await rooms.create(req.config)
+        return await rooms.create(req)
 
     @responder(broker, subjects.TABLE_CLOSE, CloseTable, queue=q, concurrency=1)
     async def close_table(req: CloseTable) -> TableSummary:
@@ -92,7 +92,7 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
         @responder(broker, subjects.table_replica(rid, "create"), CreateTable, queue=f"{q}-{rid}", concurrency=1)
         async def create_here(req: CreateTable) -> TableSummary:
             """A new table for this replica (the least loaded)."""
-            return await replica.create_here(req.config)
+            return await replica.create_here(req)
 
         @responder(broker, subjects.table_replica(rid, "close"), CloseTable, queue=f"{q}-{rid}", concurrency=1)
         async def close_here(req: CloseTable) -> TableSummary:
@@ -102,7 +102,7 @@ def register(broker: Any, rooms: Rooms, timer_owner: str) -> None:
         @responder(broker, subjects.table_replica(rid, "list"), ListTables, queue=f"{q}-{rid}", concurrency=1)
         async def list_here(req: ListTables) -> TableList:
             """This replica's tables, for the lobby another replica assembles."""
-            return TableList(tables=list(rooms.summaries(req.kind)))
+            return TableList(tables=rooms.summaries(req))
 
     def forward(
         subject: str, what: str, model: type[Event], title: str, command: Callable[[bytes], Fired | BankStarted]

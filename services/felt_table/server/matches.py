@@ -105,7 +105,7 @@ async def create(rooms: Rooms, req: CreateMatch) -> MatchResult:
     if rooms.replica is not None:
         await rooms.replica.create(CreateTable(config=config))
     else:
-        await rooms.create(config)
+        await rooms.create(CreateTable(config=config))
     return await standing(rooms, config, now)
 
 

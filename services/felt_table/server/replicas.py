@@ -173,12 +173,12 @@ class Replica:
         live = await self.live()
         target = min(live, key=lambda replica: (live[replica], replica != self.id))
         if target == self.id:
-            return await self.create_here(req.config)
+            return await self.create_here(req)
         return await call(self.broker, subjects.table_replica(target, "create"), req, TableSummary, timeout=self.ttl)
 
-    async def create_here(self, config: TableConfig) -> TableSummary:
+    async def create_here(self, req: CreateTable) -> TableSummary:
         async with self._lock:
-            summary = await self.rooms.create(config, acquire=self.leases.acquire)
+            summary = await self.rooms.create(req, acquire=self.leases.acquire)
             await self._announce()
             return summary
 
@@ -192,7 +192,7 @@ class Replica:
             ),
             return_exceptions=True,
         )
-        tables = list(self.rooms.summaries(req.kind))
+        tables = self.rooms.summaries(req)
         for answer in answers:
             if isinstance(answer, TableList):
                 tables.extend(answer.tables)
