@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from felt_client import FeltClient
 from felt_contracts.table import StartMode
 from tests.gateway.test_lobby import play_one_hand
 from tests.gateway.test_play import bus  # noqa: F401 - the `bus` fixture (skips without a table service)
@@ -309,3 +310,27 @@ async def test_an_owner_hosts_a_bounded_number_of_open_tables_and_a_retried_crea
     await close(http, host, opened[0])
     await created(http, host, rulesVersion="nlhe-1")
     await asyncio.sleep(0)
+
+
+async def test_felt_client_creates_hosts_and_joins_by_invite_with_keys_on_its_posts(stack, http, bus) -> None:
+    host, guest = await agent(http), await agent(http)
+    async with (
+        FeltClient(stack.url, api_key=host["apiKey"]) as hosting,
+        FeltClient(stack.url, api_key=guest["apiKey"]) as playing,
+    ):
+        made = await hosting.create_table("nlhe-1", "my-home-game", visibility="private", approval=True, max_hands=5)
+        again = await hosting.create_table("nlhe-1", "my-home-game", visibility="private", approval=True, max_hands=5)
+        table_id = made["table"]["tableId"]
+        assert again["table"]["tableId"] == table_id and again["replayed"] and "inviteCode" not in again
+        assert (await playing.invited(made["inviteCode"]))["tableId"] == table_id
+        asked = await playing.join(table_id, invite_code=made["inviteCode"])
+        assert asked.status == "pending"
+        key = "approve-1"
+        first = await hosting.host(table_id, "approve", key, participant_id=guest["participantId"])
+        assert first == await hosting.host(table_id, "approve", key, participant_id=guest["participantId"])
+        assert first["applied"] == "now"
+        assert (await hosting.host(table_id, "blinds", small_blind=2, big_blind=4))["applied"] == "now"
+        fresh = await hosting.new_invite(table_id)
+        assert fresh["inviteCode"] != made["inviteCode"]
+        assert (await hosting.revoke_invite(table_id)) == {"revoked": True}
+        assert (await hosting.host(table_id, "close"))["applied"] == "now"

@@ -218,12 +218,17 @@ class FeltClient:
         return (await self.request("GET", f"{POKER}/tables", params={"kind": kind} if kind else None))["tables"]
 
     async def join(
-        self, table_id: str, buy_in: int | None = None, auto_rebuy: bool = False, idempotency_key: str | None = None
+        self,
+        table_id: str,
+        buy_in: int | None = None,
+        auto_rebuy: bool = False,
+        idempotency_key: str | None = None,
+        invite_code: str | None = None,
     ) -> CommandResult:
-        """Take a seat (`buy_in` None: the server's default). Remembered for re-joining."""
-        body: dict[str, Any] = {"autoRebuy": auto_rebuy}
-        if buy_in is not None:
-            body["buyIn"] = buy_in
+        """Take a seat (`buy_in` None: the server's default; `invite_code`: a private table's).
+        Remembered for re-joining. At a table whose host approves each seat the status is
+        `pending` until the host does."""
+        body: dict[str, Any] = {"autoRebuy": auto_rebuy, **_given(buyIn=buy_in, inviteCode=invite_code)}
         try:
             result = await self._command(table_id, "join", body, idempotency_key)
         except ApiError as exc:
@@ -453,6 +458,42 @@ class FeltClient:
     async def match(self, match_id: str) -> dict[str, Any]:
         return await self.request("GET", f"{POKER}/matches/{match_id}")
 
+    # --- hosting a table ---------------------------------------------------------------------
+
+    async def create_table(
+        self, rules_version: str, idempotency_key: str | None = None, **settings: Any
+    ) -> dict[str, Any]:
+        """Create and host a table (`settings` in snake_case: `small_blind`, `big_blind`, `seats`,
+        `visibility="private"`, `approval=True`, `max_hands`, `closes_in_minutes`...). Retries carry
+        one key, so the room makes one table: `{table, inviteCode?, inviteUrl?}` (a retry's answer
+        has no `inviteCode`: `new_invite` makes another)."""
+        body = {"rulesVersion": rules_version, **{_camel(k): v for k, v in settings.items() if v is not None}}
+        return await self._post(f"{POKER}/tables", body, idempotency_key)
+
+    async def invited(self, code: str) -> dict[str, Any]:
+        """The table an invite code opens: `{tableId, table}` (`invite_invalid` if none)."""
+        return await self.request("GET", f"{POKER}/invites/{code}")
+
+    async def new_invite(self, table_id: str, idempotency_key: str | None = None) -> dict[str, Any]:
+        """The host makes a new invite code (the old one stops working): `{inviteCode, inviteUrl}`."""
+        return await self._post(f"{POKER}/tables/{table_id}/invite", None, idempotency_key)
+
+    async def revoke_invite(self, table_id: str) -> dict[str, Any]:
+        return await self.request("DELETE", f"{POKER}/tables/{table_id}/invite")
+
+    async def host(
+        self, table_id: str, control: str, idempotency_key: str | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        """A host control: `pause`, `resume`, `close`, `blinds` (`small_blind`, `big_blind`,
+        `ante`), `approve` / `decline` / `remove` (`participant_id`). `{applied: now|next_hand, seq}`."""
+        body = {_camel(k): v for k, v in fields.items() if v is not None} or None
+        return await self._post(f"{POKER}/tables/{table_id}/host/{control}", body, idempotency_key)
+
 
 def _given(**params: Any) -> dict[str, Any]:
     return {k: v for k, v in params.items() if v is not None}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
