@@ -76,6 +76,8 @@ REQUESTS: tuple[Requests, ...] = (
     Requests(
         "wallet", ("tournament",), (s.WALLET_POOL_ENTRY, s.WALLET_POOL_REFUND, s.WALLET_POOL_CLOSE, s.WALLET_POOL)
     ),
+    # tournament chips: issued to the entrants at the start, retired at the end
+    Requests("wallet", ("tournament",), (s.WALLET_CHIPS_ISSUE, s.WALLET_CHIPS_RETIRE)),
     Requests("limits", ("table", "tournament"), (s.LIMITS_CHECK,)),
     Requests("limits", ("table",), (s.LIMITS_SESSION_END,)),
     Requests("limits", ("gateway",), (s.LIMITS_GET, s.LIMITS_SET_CAP, s.LIMITS_FREEZE)),

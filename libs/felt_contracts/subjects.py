@@ -30,6 +30,9 @@ WALLET_POOL_ENTRY = "felt.wallet.pool_entry"  # a buy-in: available -> prize poo
 WALLET_POOL_REFUND = "felt.wallet.pool_refund"  # one entry back: prize pool -> available
 WALLET_POOL_CLOSE = "felt.wallet.pool_close"  # pay the prizes, or refund every entry; once
 WALLET_POOL = "felt.wallet.pool"  # query: a pool's balance and entries
+#: tournament chips (wallet/chips.py): issued at a tournament's start, retired at its end
+WALLET_CHIPS_ISSUE = "felt.wallet.chips_issue"
+WALLET_CHIPS_RETIRE = "felt.wallet.chips_retire"
 WALLET_EVENTS_STREAM = "FELT_WALLET"
 WALLET_TRANSFER_EVENTS = "felt.evt.wallet.transfer"  # one event per committed transfer
 

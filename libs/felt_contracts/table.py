@@ -154,6 +154,10 @@ class TableConfig(Message):
     host_owner: str | None = None
     visibility: Visibility = Visibility.PUBLIC
     approval: bool = False  # the host accepts or declines each request to sit
+    # a tournament table: the stacks are that tournament's chips (each seat's wallet account is
+    # `wallet.chips_account(chips, participant)`), and no limits are asked (its buy-in was); None:
+    # paper chips
+    chips: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,47}$")] | None = None
 
 
 #: a seat in the lobby and the table view: in the hand, waiting for the next, sat out, or on its way out

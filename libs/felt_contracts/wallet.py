@@ -34,6 +34,8 @@ class TransferKind(StrEnum):
     POOL_ENTRY = "pool_entry"  # available -> a tournament's prize pool (its buy-in)
     POOL_REFUND = "pool_refund"  # prize pool -> the entry's available (unregistered, cancelled)
     PRIZE = "prize"  # prize pool -> a finisher's available
+    CHIPS_ISSUE = "chips_issue"  # a tournament's issuer -> an entrant's tournament-chip account
+    CHIPS_RETIRE = "chips_retire"  # a tournament-chip account -> its tournament's issuer
 
 
 class TransferEvent(Event):
@@ -200,6 +202,43 @@ class PoolQuery(Request):
     pool_id: Id
 
 
+#: tournament chips are kept in accounts of their own, one per entrant and tournament
+CHIPS_PREFIX = "chips:"
+
+
+def chips_account(ledger_id: str, participant_id: str) -> str:
+    """The wallet account holding `participant_id`'s chips of tournament `ledger_id` (its id has
+    no `:`): never a player's own account, so never in a balance or on the leaderboard."""
+    return f"{CHIPS_PREFIX}{ledger_id}:{participant_id}"
+
+
+def is_chips_account(account_id: str) -> bool:
+    return account_id.startswith(CHIPS_PREFIX)
+
+
+class ChipsStack(Message):
+    participant_id: Id
+    amount: Amount
+
+
+class ChipsIssue(Request):
+    """Issue tournament chips: each stack from the tournament's issuer (`ledger_id`'s own
+    account, which goes negative by what is out, so the ledger still sums to zero) to the
+    participant's chips account (opened here), once per (`ledger_id`, `issue_id`)."""
+
+    ledger_id: Id
+    issue_id: Id
+    stacks: list[ChipsStack] = Field(min_length=1, max_length=10_000)
+
+
+class ChipsRetire(Request):
+    """Retire a tournament's chips, once: every chips account's available chips go back to the
+    issuer, which ends at zero. Refused (`conflict`, reason `chips_at_table`) while any of them
+    sits in a table's reserve or a hand's escrow; after it no chips are issued under the ledger."""
+
+    ledger_id: Id
+
+
 class BalanceQuery(Request):
     account_id: Id
 
@@ -288,6 +327,15 @@ class TableCancelled(Message):
     table_id: str
     hands: list[HandOutcome]
     cash_outs: list[CashOutResult]
+
+
+class ChipsMoved(Message):
+    """What an issue or a retirement moved; `issuer`: the issuer's balance after it (minus the
+    chips out)."""
+
+    ledger_id: str
+    issuer: int
+    transfers: list[TransferInfo]
 
 
 class PoolEntryResult(Message):

@@ -23,6 +23,9 @@ from felt_contracts.wallet import (
     CancelTable,
     CashOut,
     CashOutResult,
+    ChipsIssue,
+    ChipsMoved,
+    ChipsRetire,
     Commit,
     CommitResult,
     HandOutcome,
@@ -137,3 +140,13 @@ def register(broker: Any, engine: AsyncEngine, writer: Writer, grants: Grants) -
     async def pool(req: PoolQuery) -> PoolState:
         """A prize pool's balance, how it ended and its entries."""
         return await pools.state(engine, req.pool_id)
+
+    @responder(broker, s.WALLET_CHIPS_ISSUE, ChipsIssue, queue=q, concurrency=CONCURRENCY)
+    async def chips_issue(req: ChipsIssue) -> ChipsMoved:
+        """A tournament's starting stacks: its issuer -> each entrant's chips account, once."""
+        return await writer.submit(req, ChipsMoved)
+
+    @responder(broker, s.WALLET_CHIPS_RETIRE, ChipsRetire, queue=q, concurrency=CONCURRENCY)
+    async def chips_retire(req: ChipsRetire) -> ChipsMoved:
+        """A tournament's end: every chips account back to its issuer, which ends at zero; once."""
+        return await writer.submit(req, ChipsMoved)

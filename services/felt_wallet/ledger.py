@@ -35,9 +35,10 @@ from felt_contracts.wallet import (
     TransferEvent,
     TransferInfo,
     TransferKind,
+    is_chips_account,
 )
 from felt_runtime.bus import BusError
-from felt_wallet import pools, refills
+from felt_wallet import chips, pools, refills
 from felt_wallet.refills import Grants
 from felt_wallet.store import (
     CONTRIBUTIONS_TO,
@@ -57,13 +58,26 @@ from felt_wallet.store import (
     table_leases,
 )
 
-Command = OpenAccount | BuyIn | Commit | Settle | CancelHand | CancelTable | CashOut | Refill | pools.PoolCommand
+Command = (
+    OpenAccount
+    | BuyIn
+    | Commit
+    | Settle
+    | CancelHand
+    | CancelTable
+    | CashOut
+    | Refill
+    | pools.PoolCommand
+    | chips.ChipsCommand
+)
 
 
 def command_key(req: Command) -> tuple[str, str]:
     """(idempotency key, kind). Settle and cancel of a hand share one key: a hand ends once."""
     if isinstance(req, pools.POOL_COMMANDS):
         return pools.command_key(req)
+    if isinstance(req, chips.CHIPS_COMMANDS):
+        return chips.command_key(req)
     match req:
         case OpenAccount():
             return f"open:{req.account_id}", "open"
@@ -98,6 +112,7 @@ RESULTS: dict[str, type[BaseModel]] = {
     "cash_out": CashOutResult,
     "refill": Refilled,
     **pools.RESULTS,
+    **chips.RESULTS,
 }
 
 
@@ -106,6 +121,9 @@ def prefetch_plan(req: Command) -> tuple[list[str], list[str], list[str], list[s
     key = [command_key(req)[0]]
     if isinstance(req, pools.POOL_COMMANDS):
         keys, accts, lkeys = pools.prefetch_plan(req)
+        return keys, accts, [], lkeys
+    if isinstance(req, chips.CHIPS_COMMANDS):
+        keys, accts, lkeys = chips.prefetch_plan(req)
         return keys, accts, [], lkeys
     match req:
         case OpenAccount() | Refill():
@@ -169,6 +187,8 @@ def apply(w: Work, req: Command, grants: Grants) -> BaseModel:
     ctx = _Ctx(w, req.correlation_id)
     if isinstance(req, pools.POOL_COMMANDS):
         result: BaseModel = pools.apply(ctx, req)
+    if isinstance(req, chips.CHIPS_COMMANDS):
+        result = chips.apply(ctx, req)
     match req:
         case OpenAccount():
             result = ctx.open_account(req, grants.grant)
@@ -314,7 +334,10 @@ class _Ctx:
         hand_id: str | None = None,
         pool_id: str | None = None,
     ) -> None:
-        """Queue the transfer's event in the outbox (same transaction as the state it describes)."""
+        """Queue the transfer's event in the outbox (same transaction as the state it describes).
+        Tournament chips are not announced: limits count paper chips only (chips.py)."""
+        if is_chips_account(account["account_id"]):
+            return
         event = TransferEvent(
             event_id=transfer_id,
             correlation_id=self.correlation_id,

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from felt_contracts.errors import ErrorCode
 from felt_contracts.wallet import (
+    CHIPS_PREFIX,
     Balance,
     Leaderboard,
     LeaderboardEntry,
@@ -63,7 +64,7 @@ async def leaderboard(engine: AsyncEngine, limit: int, after: str | None = None)
     stmt = (
         sa.select(ledger.c.account_id, accounts.c.owner_id, total, accounts.c.granted)
         .join(accounts, accounts.c.account_id == ledger.c.account_id)
-        .where(ledger.c.kind.in_(["available", "reserve"]))
+        .where(ledger.c.kind.in_(["available", "reserve"]), ~ledger.c.account_id.startswith(CHIPS_PREFIX))
         .group_by(ledger.c.account_id, accounts.c.owner_id, accounts.c.granted)
         .order_by(total.desc(), ledger.c.account_id)
         .limit(limit + 1)

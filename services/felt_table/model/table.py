@@ -163,9 +163,9 @@ class Table:
         self.intermission = Intermission(config.intermission_seconds or deps.settings.intermission_seconds)
         # the ports (each keyed by the table id)
         self.events = Events(config.table_id, deps)
-        self.wallet = Escrow(config.table_id, deps, self.balance_plays)
+        self.wallet = Escrow(config.table_id, deps, self.balance_plays, config.chips)
         self.timers = Deadlines(config.table_id, deps)
-        self.sessions = Sessions(config.table_id, deps)
+        self.sessions = Sessions(config.table_id, deps, asks_limits=config.chips is None)
         # services that did not answer
         self.backoff = Backoff(deps.settings.retry_first_seconds, deps.settings.retry_max_seconds)
         self.waits = Waits()

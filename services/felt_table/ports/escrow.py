@@ -28,6 +28,7 @@ from felt_contracts.wallet import (
     HandOutcome,
     Settle,
     TableCancelled,
+    chips_account,
 )
 from felt_engine.hand import Step
 from felt_engine.operations import COMMIT_KINDS
@@ -41,17 +42,23 @@ HandEnd = Settle | CancelHand
 
 
 class Escrow:
-    def __init__(self, table_id: str, deps: Deps, balance_plays: bool) -> None:
+    def __init__(self, table_id: str, deps: Deps, balance_plays: bool, chips: str | None = None) -> None:
         self.tid = table_id
         self.deps = deps
         self.balance_plays = balance_plays  # ante-nl-1: chips come from the available balance
+        self.chips = chips  # a tournament table: the tournament whose chips the stacks are
         self.commit_seq = 0  # commits made in the current hand
+
+    def account(self, pid: str) -> str:
+        """The wallet account a participant's stack here is in: their own, or at a tournament
+        table their chips account of that tournament (the wallet's paths are the same)."""
+        return pid if self.chips is None else chips_account(self.chips, pid)
 
     def new_hand(self) -> None:
         self.commit_seq = 0
 
     async def balance(self, pid: str) -> Balance:
-        return await self.deps.ask(subjects.WALLET_BALANCE, BalanceQuery(account_id=pid), Balance)
+        return await self.deps.ask(subjects.WALLET_BALANCE, BalanceQuery(account_id=self.account(pid)), Balance)
 
     async def buy_in(self, pid: str, amount: int, lo: int, hi: int, key: str) -> BuyInResult:
         """`key`: what this buy-in is for (the join command's id, or the hand for a rebuy)."""
@@ -59,7 +66,7 @@ class Escrow:
             subjects.WALLET_BUY_IN,
             BuyIn(
                 message_id=f"{self.tid}:{pid}:{key}"[:200],
-                account_id=pid,
+                account_id=self.account(pid),
                 table_id=self.tid,
                 amount=amount,
                 min_buy_in=lo,
@@ -88,7 +95,7 @@ class Escrow:
                 subjects.WALLET_COMMIT,
                 Commit(
                     message_id=f"{hand_id}:{base + offset}",
-                    account_id=participants[seat],
+                    account_id=self.account(participants[seat]),
                     table_id=self.tid,
                     hand_id=hand_id,
                     seq=base + offset,
@@ -120,7 +127,7 @@ class Escrow:
         """A hand's end (see `felt_table.commands.ending`). A cancel that finds no hand (no chip arrived)
         or a hand already ended has nothing left to do."""
         if isinstance(req, Settle):
-            await self.deps.ask(subjects.WALLET_SETTLE, req, HandOutcome)
+            await self.deps.ask(subjects.WALLET_SETTLE, self._in_accounts(req), HandOutcome)
             return
         try:
             await self.deps.ask(subjects.WALLET_CANCEL_HAND, req, HandOutcome)
@@ -128,13 +135,24 @@ class Escrow:
             if exc.code not in (ErrorCode.HAND_CLOSED, ErrorCode.NOT_FOUND):
                 raise
 
+    def _in_accounts(self, req: Settle) -> Settle:
+        """The settlement with each participant named by their wallet account here."""
+        if self.chips is None:
+            return req
+        return req.model_copy(
+            update={
+                name: [m.model_copy(update={"account_id": self.account(m.account_id)}) for m in getattr(req, name)]
+                for name in ("payouts", "returns", "wagers")
+            }
+        )
+
     async def cash_out(self, pid: str, session_id: str) -> int:
         """Return the seat's whole reserve to the account (one cash-out per session: it closes
         it); 0 when there is no open session."""
         try:
             res = await self.deps.ask(
                 subjects.WALLET_CASH_OUT,
-                CashOut(message_id=f"{session_id}:out", account_id=pid, table_id=self.tid),
+                CashOut(message_id=f"{session_id}:out", account_id=self.account(pid), table_id=self.tid),
                 CashOutResult,
             )
         except BusError as exc:

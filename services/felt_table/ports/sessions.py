@@ -29,14 +29,16 @@ class Seated(Protocol):
 
 
 class Sessions:
-    def __init__(self, table_id: str, deps: Deps) -> None:
+    def __init__(self, table_id: str, deps: Deps, *, asks_limits: bool = True) -> None:
         self.tid = table_id
         self.deps = deps
+        #: a tournament table asks none: its chips are not paper chips, and its buy-in was checked
+        self.asks_limits = asks_limits
 
     async def _limits(self, check: LimitsCheck) -> LimitsDecision | None:
         """Raise BusError when limits deny (unavailable counts as deny for new risk); None when
         the table asks no limits."""
-        if self.deps.settings.limits:
+        if self.deps.settings.limits and self.asks_limits:
             return await self.deps.ask(subjects.LIMITS_CHECK, check, LimitsDecision)
         return None
 
