@@ -140,9 +140,9 @@ def up(with_services: bool = True) -> int:
 
 
 def _launcher(name: str, env: dict[str, str], log: Path) -> Callable[[], subprocess.Popen]:
-    """Start (and, after a crash, start again) one service, appending to its log; at its
-    `catalog.NICE` unless the operator set `FELT_NICE` for all."""
-    env = {"FELT_NICE": str(catalog.nice(name)), **env}
+    """Start (and, after a crash, start again) one service, appending to its log unbuffered (a
+    crash keeps its last lines); at its `catalog.NICE` unless the operator set `FELT_NICE` for all."""
+    env = {"FELT_NICE": str(catalog.nice(name)), **env, "PYTHONUNBUFFERED": "1"}
 
     def start() -> subprocess.Popen:
         with log.open("ab") as out:
