@@ -54,10 +54,16 @@ def chromium() -> str:
 
 @pytest.fixture(scope="package")
 def room(chromium: str, nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """The room with its default lobby (what a newcomer sees) and a short disconnect grace."""
+    """The room with its default lobby (what a newcomer sees), a short disconnect grace, and a
+    short intermission at the tables people create (20 hands of a home game in minutes)."""
     workdir = tmp_path_factory.mktemp("browser")
     db = f"sqlite+aiosqlite:///{workdir / 'felt.sqlite'}"
-    env = {"table": {"FELT_TABLE_DEFAULT_TABLES": "true", "FELT_TABLE_GRACE_SECONDS": "12"}}
+    table = {
+        "FELT_TABLE_DEFAULT_TABLES": "true",
+        "FELT_TABLE_GRACE_SECONDS": "12",
+        "FELT_TABLE_INTERMISSION_SECONDS": "3",
+    }
+    env = {"table": table}
     with running_stack(nats_url, redis_url, workdir, db, **env) as stack:
         yield stack
 

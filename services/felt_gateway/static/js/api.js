@@ -41,6 +41,7 @@ export async function request(method, path, body, { text = false } = {}) {
 
 const get = (path) => request("GET", path);
 const post = (path, body = {}) => request("POST", path, body);
+const tablePath = (tableId) => `/api/v2/poker/tables/${encodeURIComponent(tableId)}`;
 
 export const api = {
   signUp: (email, password, screenName) => post("/api/v2/accounts/signup",
@@ -51,11 +52,18 @@ export const api = {
   me: () => get("/api/v2/accounts/me"),
   createAgent: (name) => post("/api/v2/accounts/agents", { name }),
   tables: () => get("/api/v2/poker/tables"),
-  view: (tableId) => get(`/api/v2/poker/tables/${encodeURIComponent(tableId)}`),
-  hands: (tableId) => get(`/api/v2/poker/tables/${encodeURIComponent(tableId)}/hands?limit=10`),
+  view: (tableId, invite) => get(`${tablePath(tableId)}${invite ? `?invite=${encodeURIComponent(invite)}` : ""}`),
+  createTable: (config) => post("/api/v2/poker/tables", config),
+  invite: (code) => get(`/api/v2/poker/invites/${encodeURIComponent(code)}`),
+  /** Over REST: the one join that carries an invite code; at an approval table it answers `pending`. */
+  join: (tableId, body) => post(`${tablePath(tableId)}/join`, body),
+  host: (tableId, control, body = {}) => post(`${tablePath(tableId)}/host/${control}`, body),
+  rotateInvite: (tableId) => post(`${tablePath(tableId)}/invite`),
+  revokeInvite: (tableId) => request("DELETE", `${tablePath(tableId)}/invite`),
+  hands: (tableId) => get(`${tablePath(tableId)}/hands?limit=10`),
   hand: (handId, format) => request("GET", `/api/v2/poker/hands/${encodeURIComponent(handId)}${format === "phh" ? ".phh" : ""}`,
     undefined, { text: true }),
-  chat: (tableId) => get(`/api/v2/poker/tables/${encodeURIComponent(tableId)}/chat?limit=50`),
+  chat: (tableId) => get(`${tablePath(tableId)}/chat?limit=50`),
   balance: () => get("/api/v2/poker/balance"),
   refillState: () => get("/api/v2/poker/refill"),
   refill: (refillId) => post("/api/v2/poker/refill", { refillId }),

@@ -38,13 +38,32 @@ export function buyInRange(config) {
 }
 
 const STRUCTURES = { "no-limit": "No limit", "pot-limit": "Pot limit", "fixed-limit": "Fixed limit" };
-export const structureName = (config) => STRUCTURES[config.structure] || config.structure || "";
+// a table that names no structure plays its profile's (the first of felt_engine.profiles' structures)
+const PROFILE_STRUCTURE = { "nlhe-1": "no-limit", "plhe-1": "pot-limit", "flhe-1": "fixed-limit", "ante-nl-1": "no-limit", "draw5-1": "no-limit" };
+export const structureName = (config) => {
+  const structure = config.structure || PROFILE_STRUCTURE[config.rulesVersion];
+  return STRUCTURES[structure] || structure || "";
+};
 
 const GAMES = { "nlhe-1": "Hold'em", "plhe-1": "Hold'em", "flhe-1": "Hold'em", "ante-nl-1": "Ante hold'em", "draw5-1": "Five-card draw" };
 export const gameName = (config) => GAMES[config.rulesVersion] || config.rulesVersion;
 
 const ADMISSION = { MIXED: "People & bots", HUMANS_ONLY: "People only", AGENTS_ONLY: "Bots only" };
 export const admissionName = (admission) => ADMISSION[admission] || admission;
+
+/** What is left of a limited table: "12 hands left", "8 min left" (both when both apply), or "". */
+export function limitLeft(table, now = Date.now()) {
+  const parts = [];
+  const maxHands = table.maxHands ?? table.config?.maxHands;
+  const hands = table.handsLeft ?? (maxHands != null ? Math.max(0, maxHands - (table.handsPlayed ?? 0)) : null);
+  if (hands != null) parts.push(`${hands} hand${hands === 1 ? "" : "s"} left`);
+  const closesAt = table.closesAt ?? table.config?.closesAt;
+  if (closesAt) {
+    const minutes = Math.max(0, Math.ceil((Date.parse(closesAt) - now) / 60000));
+    parts.push(minutes ? `${minutes} min left` : "closing");
+  }
+  return parts.join(" · ");
+}
 
 /** Replace an element's children. */
 export function fill(el, ...children) {

@@ -1,8 +1,9 @@
-// The lobby: every table with live seat counts (polled), your balance, your table sessions
-// and your bots' API keys.
+// The lobby: every table with live seat counts and what is left of its limit (polled), the
+// "New table" form, your balance, your table sessions and your bots' API keys.
 
 import { api } from "./api.js";
-import { $, admissionName, buyInRange, chips, fill, gameName, h, stakes, structureName } from "./dom.js";
+import { $, admissionName, buyInRange, chips, fill, gameName, h, limitLeft, stakes, structureName } from "./dom.js";
+import { NewTable } from "./newtable.js";
 
 const POLL_MS = 3000;
 
@@ -15,6 +16,8 @@ export class Lobby {
     this.tables = [];
     $("#agent-form", root).addEventListener("submit", (ev) => { ev.preventDefault(); this.createAgent(); });
     $("#sessions-refresh", root).addEventListener("click", () => this.loadSessions());
+    this.newTable = new NewTable($("#new-table", root), { onOpen, onCreated: () => this.loadTables() });
+    $("#new-table-open", root).addEventListener("click", () => this.newTable.open());
   }
 
   show() {
@@ -29,6 +32,7 @@ export class Lobby {
   hide() {
     this.root.hidden = true;
     clearInterval(this.timer);
+    if (this.newTable.dialog.open) this.newTable.dialog.close();
   }
 
   async loadTables() {
@@ -46,7 +50,8 @@ export class Lobby {
       h("td", {}, buyInRange(t)),
       h("td", { class: "seats-taken" }, `${t.seatsTaken}/${t.seats}`),
       h("td", {}, h("span", { class: `admission ${t.admission.toLowerCase()}` }, admissionName(t.admission))),
-      h("td", { class: "running" }, t.handRunning ? h("span", { class: "live" }, "hand running") : "waiting"),
+      h("td", { class: "running" }, t.paused ? "paused" : t.handRunning ? h("span", { class: "live" }, "hand running") : "waiting"),
+      h("td", { class: "left" }, limitLeft(t)),
       h("td", {}, h("button", { class: "primary", "aria-label": `Open table ${t.name || t.tableId}`, onclick: () => this.onOpen(t.tableId) }, "Open"))));
     fill($("#tables tbody", this.root), rows);
   }

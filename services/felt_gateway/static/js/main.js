@@ -1,8 +1,9 @@
 // The page's shell: sign up / log in / log out, the header balance, the connection banner,
-// messages, and the two screens (#/lobby, #/table/<id>).
+// messages, and the two screens (#/lobby, #/table/<id>); an invite link (/t/<code>) opens its table.
 
 import { ApiError, api, session } from "./api.js";
 import { $, chips } from "./dom.js";
+import { codeInPath, follow } from "./invite.js";
 import { Ladder } from "./ladder.js";
 import { Lobby } from "./lobby.js";
 import { Socket } from "./socket.js";
@@ -67,11 +68,26 @@ function banner(state, attempt) {
     : `Connection lost — reconnecting${attempt > 1 ? ` (attempt ${attempt})` : ""}… Your seat is kept for a few seconds.`;
 }
 
+/** `/t/<code>`: the invite's table, then the address becomes that table's `#/table/<id>`. */
+async function openInvite(code) {
+  let target = "/#/lobby";
+  try {
+    target = `/#/table/${await follow(code)}`;
+  } catch (err) {
+    notify(err.code === "invite_invalid" || err.code === "not_found"
+      ? "This invite link does not work: it is wrong or the host revoked it. Ask the host for a new one." : err.message, "error");
+  }
+  history.replaceState(null, "", target);
+  route();
+}
+
 function route() {
   const onLadder = location.hash === "#/ladder";
   ladder.show(onLadder);
   if (!session.token) { $("#view-auth").hidden = onLadder; return; }
   if (!table) return;
+  const code = codeInPath();
+  if (code) { openInvite(code); return; }
   if (onLadder) { table.close(); lobby.hide(); return; }
   const match = location.hash.match(/^#\/table\/([a-z0-9][a-z0-9_-]{0,63})$/);
   if (match) {
@@ -86,8 +102,9 @@ function route() {
 async function signedIn() {
   $("#view-auth").hidden = true;
   $("#account").hidden = false;
+  let me = null;
   try {
-    const me = await api.me();
+    me = await api.me();
     $("#me-name").value = me.name;
   } catch (err) {
     if (err instanceof ApiError && err.code === "unauthorized") { signedOut(); return; }
@@ -97,7 +114,7 @@ async function signedIn() {
   socket.addEventListener("unauthorized", () => { notify("Your login expired; log in again.", "error"); signedOut(); });
   const goLobby = () => { location.hash = "#/lobby"; };
   lobby = new Lobby($("#view-lobby"), { onOpen: (id) => { location.hash = `#/table/${id}`; }, notify });
-  table = new TableScreen($("#view-table"), { socket, notify, onMoney: loadBalance, onLeave: goLobby });
+  table = new TableScreen($("#view-table"), { socket, notify, onMoney: loadBalance, onLeave: goLobby, me: me?.participantId });
   socket.connect();
   loadBalance();
   balanceTimer = setInterval(loadBalance, 5000);
@@ -132,7 +149,7 @@ async function submitAuth(ev, mode) {
       : err.message;
     return;
   }
-  if (!location.hash) location.hash = "#/lobby";
+  if (!location.hash && !codeInPath()) location.hash = "#/lobby";
   signedIn();
 }
 
@@ -160,7 +177,10 @@ function boot() {
   window.addEventListener("hashchange", route);
   ladder = new Ladder($("#view-ladder"), { notify });
   if (session.token) signedIn();
-  else route();
+  else {
+    $("#invited").hidden = !codeInPath();
+    route();
+  }
 }
 
 boot();

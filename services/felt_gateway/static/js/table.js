@@ -1,20 +1,30 @@
 // One table on screen: subscribe over the socket, redraw from your authenticated view after
 // each event, and the seat's own controls (sit down, leave, sit out / in, auto-rebuy, deal,
-// show), hand results, the last hands with their histories, and chat.
+// show), hand results, the last hands with their histories, chat, the table's news, and the
+// host's panel. A private table opened by invite is read with its code until you sit there.
 
 import { api } from "./api.js";
 import { cardElement, cardName } from "./cards.js";
 import { Chat } from "./chat.js";
 import { Controls } from "./controls.js";
-import { $, admissionName, buyInRange, chips, fill, gameName, h, stakes, structureName } from "./dom.js";
+import { $, admissionName, buyInRange, chips, fill, gameName, h, limitLeft, stakes, structureName } from "./dom.js";
 import { renderFelt, tick } from "./felt.js";
+import { HostPanel } from "./host.js";
+import { codeFor } from "./invite.js";
+import { News, announcement } from "./news.js";
 import { newRequestId } from "./socket.js";
 
 const TICK_MS = 250;
+const POLL_MS = 3000; // a private table you are not subscribed to yet (watching by invite)
 
 export class TableScreen {
-  constructor(root, { socket, notify, onMoney, onLeave }) {
+  constructor(root, { socket, notify, onMoney, onLeave, me }) {
     this.root = root;
+    this.me = me;
+    this.invite = null; // the invite code this table was opened with
+    this.pending = false; // asked to sit at an approval table; the host has not answered
+    this.news = new News(root);
+    this.host = new HostPanel($("#host-panel", root), { notify, refresh: () => this.refresh() });
     this.socket = socket;
     this.notify = notify;
     this.onMoney = onMoney;
@@ -38,7 +48,7 @@ export class TableScreen {
     socket.addEventListener("snapshot", (ev) => this.mine(ev) && this.setView(ev.detail.table));
     socket.addEventListener("event", (ev) => this.mine(ev) && this.onEvent(ev.detail.event));
     socket.addEventListener("state", (ev) => ev.detail.state === "open" && this.tableId && this.refresh());
-    socket.addEventListener("error", (ev) => this.mine(ev) && this.notify(ev.detail.message, "error"));
+    socket.addEventListener("error", (ev) => this.mine(ev) && this.refused(ev.detail));
   }
 
   mine(ev) { return this.tableId && ev.detail.tableId === this.tableId; }
@@ -46,6 +56,9 @@ export class TableScreen {
   async open(tableId) {
     this.tableId = tableId;
     this.view = null;
+    this.invite = codeFor(tableId);
+    this.pending = false;
+    this.news.clear();
     this.results = [];
     this.awards.clear();
     this.names.clear();
@@ -67,6 +80,7 @@ export class TableScreen {
     if (this.tableId) this.socket.unwatch(this.tableId);
     this.tableId = null;
     clearInterval(this.ticker);
+    clearInterval(this.poller);
     this.root.hidden = true;
   }
 
@@ -78,17 +92,46 @@ export class TableScreen {
       do {
         this.dirty = false;
         const tableId = this.tableId;
-        const { table } = await api.view(tableId);
+        const { table } = await api.view(tableId, this.invite);
         if (tableId === this.tableId) this.setView(table);
       } while (this.dirty && this.tableId);
     } catch (err) {
+      if (err.code === "not_found" && !this.view) {
+        fill($(".oval", this.root), h("div", { class: "centre" }, h("div", { class: "street" }, "No such table: it does not exist, or it is private and you have no invite.")));
+        fill($("#seat-controls", this.root));
+      }
       this.notify(err.message, "error");
     } finally {
       this.fetching = false;
     }
   }
 
+  /** A subscription the room refused: a private table is not shown on the socket until you sit
+   *  there or ask to, so meanwhile the view is read with the invite code every few seconds. */
+  refused(frame) {
+    if (this.invite && frame.code === "not_found") {
+      clearInterval(this.poller);
+      this.poller = setInterval(() => this.refresh(), POLL_MS);
+      return;
+    }
+    this.notify(frame.message, "error");
+  }
+
+  /** Subscribe again once seated or asking to sit (the view is read by invite until you sit). */
+  rewatch() {
+    this.socket.watch(this.tableId);
+  }
+
   onEvent(ev) {
+    if (ev.name && ev.participantId) this.names.set(ev.participantId, ev.name); // who asks to sit, before they do
+    const said = announcement(ev, (pid) => this.names.get(pid) || "a player");
+    if (said) this.news.say(said);
+    if (ev.participantId === this.me && ["seat_declined", "player_removed"].includes(ev.kind)) {
+      this.pending = false;
+      this.seatShape = null;
+      if (ev.kind === "seat_declined") this.notify("The host declined your request to sit.", "error");
+    }
+    if (ev.kind === "table_closed") this.onMoney();
     if (ev.kind === "award") {
       if (!this.awards.has(ev.handId)) this.awards.set(ev.handId, []);
       this.awards.get(ev.handId).push(ev);
@@ -169,9 +212,12 @@ export class TableScreen {
     const config = view.config;
     const entry = this.entry || {};
     $("#table-title", this.root).textContent = config.name || config.tableId;
-    $("#table-meta", this.root).textContent = [gameName(config), structureName({ structure: view.hand?.structure || entry.structure }),
-      stakes(config), `buy-in ${buyInRange(config)}`, admissionName(config.admission)].filter(Boolean).join(" · ");
+    $("#table-meta", this.root).textContent = [gameName(config), structureName({ structure: view.hand?.structure || config.structure || entry.structure, rulesVersion: config.rulesVersion }),
+      stakes(config), `buy-in ${buyInRange(config)}`, admissionName(config.admission), view.hostId ? hostedBy(view) : null].filter(Boolean).join(" · ");
+    $("#table-left", this.root).textContent = [view.closed ? "closed" : limitLeft(view), view.paused && !view.closed ? "paused" : null].filter(Boolean).join(" · ");
+    this.host.render(this.tableId, view);
     const me = view.seats.find((s) => s.seat === view.yourSeatId);
+    if (me) { this.pending = false; clearInterval(this.poller); }
     const hand = view.hand;
     const canSelect = !!(hand && hand.legalActions?.draw && hand.actorSeatId === view.yourSeatId && !this.controls.inFlight);
     renderFelt($(".felt", this.root), view, {
@@ -190,11 +236,15 @@ export class TableScreen {
     const hand = view.hand;
     const idle = !hand || hand.phase === "over";
     const deal = me && config.startMode === "explicit" && (idle || !me.ready) ? `${idle}:${!!me.ready}` : "";
-    const shape = JSON.stringify([this.tableId, config, !!me, me?.sittingOut, !!view.autoRebuy, deal, view.canShow && hand?.handId]);
+    const shape = JSON.stringify([this.tableId, config, !!me, me?.sittingOut, !!view.autoRebuy, deal, view.canShow && hand?.handId, this.pending, view.closed]);
     if (shape === this.seatShape && box.childElementCount) return;
     this.seatShape = shape;
     const items = [];
-    if (!me) {
+    if (view.closed) {
+      items.push(h("span", { class: "muted" }, "This table is closed."));
+    } else if (!me && this.pending) {
+      items.push(h("span", { class: "pending", role: "status" }, "Waiting for the host's approval…"));
+    } else if (!me) {
       items.push(h("span", { class: "muted" }, "You are watching."));
       if (config.minBuyIn != null) {
         items.push(h("label", {}, "Buy-in ", h("input", { type: "number", id: "buy-in", min: config.minBuyIn, max: config.maxBuyIn, step: 1,
@@ -242,7 +292,24 @@ export class TableScreen {
     }
     const rebuy = $("#join-rebuy", this.root);
     if (rebuy && rebuy.checked) frame.autoRebuy = true;
-    await this.run(frame, (answer) => `You sit in seat ${answer.seat}${answer.buyIn ? ` with ${chips(answer.buyIn)}` : ""}.`);
+    const seated = (answer) => `You sit in seat ${answer.seat}${answer.buyIn ? ` with ${chips(answer.buyIn)}` : ""}.`;
+    if (this.invite || this.view.config.approval) await this.ask(frame, seated);
+    else await this.run(frame, seated);
+  }
+
+  /** A join with the invite code (REST): at an approval table the answer is `pending` until the host decides. */
+  async ask({ buyIn, autoRebuy }, seated) {
+    try {
+      const answer = await api.join(this.tableId, { buyIn, autoRebuy, inviteCode: this.invite || undefined });
+      this.pending = answer.status === "pending";
+      this.notify(this.pending ? "You asked to sit: the host decides." : seated(answer));
+      this.rewatch();
+      this.onMoney();
+    } catch (err) {
+      this.notify(err.message, "error");
+    }
+    this.seatShape = null;
+    this.refresh();
   }
 
   async loadHands() {
@@ -272,4 +339,9 @@ export class TableScreen {
     link.download = `${handId}.${format}`;
     dialog.showModal();
   }
+}
+
+function hostedBy(view) {
+  const host = view.seats.find((s) => s.participantId === view.hostId);
+  return host ? `hosted by ${host.name}` : "a player's table";
 }
