@@ -127,10 +127,13 @@ def build(ctx: ServiceContext) -> None:
     roster = Roster(ctx, settings)
     background: list[asyncio.Task] = []
 
+    matches = Matches(roster, ctx.broker)
+
     @ctx.on_startup
     async def seat() -> None:
         async def run() -> None:
             try:
+                await matches.resume()
                 await roster.seat_defaults()
             except ApiError as exc:
                 log.error("default bots not seated", extra={"code": exc.code, "error": exc.message})
@@ -152,8 +155,6 @@ def build(ctx: ServiceContext) -> None:
         except ApiError as exc:
             raise BusError(ErrorCode.UNAVAILABLE, f"the gateway refused: {exc}") from None
         return BotsStatus(bots=[b.info() for b in bots])
-
-    matches = Matches(roster, ctx.broker)
 
     # one at a time: a match takes a free bot of its level
     @responder(ctx.broker, subjects.BOTS_MATCH, StartMatch, queue=subjects.BOTS_QUEUE, concurrency=1)

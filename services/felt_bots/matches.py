@@ -3,7 +3,8 @@ agent at a match table the table service makes for the two of them, deals mirror
 
 Each level has its own match bots (a bot's results on the ladder are those of one level); a bot
 plays one match at a time, so concurrent matches of a level get more bots. A match bot acts
-without a pause and stops once its table has closed (after the match's hands)."""
+without a pause and stops once its table has closed (after the match's hands). A restarted
+service seats again the bots of the match tables still open."""
 
 from __future__ import annotations
 
@@ -53,12 +54,37 @@ class Matches:
                     self.idle[req.level].append(bot)
                 raise
             if result.status == "running" and result.table_id not in self.busy:
-                bot.table_id, bot.seat, bot.cursor, bot.stale = result.table_id, None, 0, True
-                self.busy[result.table_id] = bot
-                self.roster.tasks.append(asyncio.create_task(self._play(bot), name=f"match-{req.match_id}"))
+                self._start(bot, result.table_id)
             elif bot.table_id == "":
                 self.idle[req.level].append(bot)
             return result
+
+    async def resume(self) -> None:
+        """After a restart: seat again the bot of every match table still open (the lobby's
+        configs name the bot; its identity is found among the level's numbers)."""
+        async with FeltClient(self.roster.gateway_url, retry=Retry(attempts=60, cap=2.0)) as lobby:
+            tables = await lobby.tables(kind="agent")
+        async with self.lock:
+            for table in tables:
+                terms = table.get("match")
+                if terms is None or table.get("closed") or table["tableId"] in self.busy:
+                    continue
+                searched: list[Bot] = []
+                for _ in range(PER_LEVEL):
+                    bot = await self._free_bot(terms["level"])
+                    if bot.participant_id == terms["opponentId"]:
+                        self._start(bot, table["tableId"])
+                        break
+                    searched.append(bot)
+                    self.busy[f"searching-{len(searched)}"] = bot  # counted: the next number is tried
+                for n, bot in enumerate(searched, 1):
+                    del self.busy[f"searching-{n}"]
+                    self.idle.setdefault(bot.level, []).append(bot)
+
+    def _start(self, bot: Bot, table_id: str) -> None:
+        bot.table_id, bot.seat, bot.cursor, bot.stale = table_id, None, 0, True
+        self.busy[table_id] = bot
+        self.roster.tasks.append(asyncio.create_task(self._play(bot), name=table_id))
 
     async def _free_bot(self, level: Level) -> Bot:
         idle = self.idle.setdefault(level, [])
@@ -67,7 +93,7 @@ class Matches:
         number = (
             FIRST_NUMBER
             + PER_LEVEL * LEVEL_NAMES.index(level)
-            + sum(1 for bot in [*self.busy.values()] if bot.level == level)
+            + sum(1 for bot in self.busy.values() if bot.level == level)
         )
         roster = self.roster
         who = await identity(roster.gateway_url, number, level, roster.password, roster.settings.email_domain)

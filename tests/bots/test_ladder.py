@@ -1,16 +1,21 @@
 """The ladder and benchmark matches in a real room: an agent (a calling station driven by
 felt_client) plays a 200-hand duplicate match against the Easy bot, which reports bb/100 with its
 95% interval; the ladder lists both, by opponents. Bad input is refused with a stable code naming
-the field, a retried start answers the same match, and an owner's matches per day are capped."""
+the field, a retried start answers the same match, and an owner's matches per day are capped. A
+restart of the bots service seats the match's bot again."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
 import pytest
 
 from felt_client import ApiError
+from felt_contracts import subjects
+from felt_contracts.bots import BotsQuery, BotsStatus
+from felt_runtime.bus import call
 from tests.bots.conftest import Room, new_agent
 from tests.support.agents import calling_station
 from tests.support.waiting import eventually
@@ -78,3 +83,22 @@ async def test_bad_input_is_refused_with_the_field_and_matches_are_capped(room: 
         async with stranger_owner, stranger:
             err = await refusal(stranger.join(first["tableId"]))
             assert (err.status, err.code) == (403, "admission")
+
+
+async def test_a_match_goes_on_after_a_restart_of_the_bots_service(room: Room, bus, bots_service) -> None:
+    owner, agent = await new_agent(room, "resumed")
+    async with owner, agent:
+        match = await agent.start_match("normal", 20)
+        play = asyncio.create_task(calling_station(agent, match["tableId"]))
+        await eventually(lambda: agent.match(match["matchId"]), lambda m: m["handsPlayed"] >= 4, timeout=120)
+        await asyncio.to_thread(bots_service.restart)  # its bot leaves; the restarted service seats it again
+        bots = await eventually(
+            lambda: call(bus, subjects.BOTS_STATUS, BotsQuery(table_id=match["tableId"]), BotsStatus),
+            lambda status: any(b.seated and b.actions > 0 for b in status.bots),
+            timeout=120,
+            what="the match's bot playing again",
+        )
+        assert [b.participant_id for b in bots.bots] == [match["opponentId"]]
+        await asyncio.wait_for(play, timeout=300)
+        result = await agent.match(match["matchId"])
+        assert (result["status"], result["handsPlayed"]) == ("finished", 20)

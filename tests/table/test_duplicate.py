@@ -47,10 +47,17 @@ def test_pairs_alternate_and_stacks_play_the_depth() -> None:
     assert dealer.after(1, 260) == 410 and dealer.after(2, 60) == 60
     fresh = Deck.shuffled(random.Random(1))
     assert dealer.deck(PROFILE, STAKES, {1: 200, 2: 120}, 1, fresh) is fresh  # a pair's first hand
-    dealer.dealt(fresh, 1)
+    dealer.dealt(fresh, 1, (1, 2))
     other = Deck.shuffled(random.Random(2))
     assert dealer.deck(PROFILE, STAKES, {1: 200, 2: 120}, 2, other) == mirrored(
         PROFILE, STAKES, {1: 200, 2: 120}, fresh, 1, 2
     )
-    dealer.dealt(other, 2)
+    dealer.dealt(other, 2, (1, 2))
     assert dealer.deck(PROFILE, STAKES, {1: 200, 2: 120}, 1, other) is other  # the next pair starts afresh
+    dealer.dealt(other, 1, (1, 2))
+    moved = Deck.shuffled(random.Random(3))  # the other player sat down again at seat 4
+    assert dealer.deck(PROFILE, STAKES, {1: 200, 4: 200}, 4, moved) is moved
+    dealer.dealt(moved, 4, (1, 4))
+    assert dealer.deck(PROFILE, STAKES, {1: 200, 4: 200}, 1, fresh) == mirrored(
+        PROFILE, STAKES, {1: 200, 4: 200}, moved, 4, 1
+    )

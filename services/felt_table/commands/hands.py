@@ -174,7 +174,7 @@ async def deal(table: Table, *, need_ready: bool) -> bool:
         return False
     table.state = step.state
     if table.duplicate is not None:
-        table.duplicate.dealt(deck, button)
+        table.duplicate.dealt(deck, button, stacks)
     if table.banks.policy is not None:  # once per hand (idempotent per hand id at the timer)
         pids = [
             pid for pid in table.hand_participants.values() if bank_use(table.tid, pid, table.banks.policy) is not None

@@ -10,6 +10,7 @@ both hands of a pair are played equally deep. The engine only ever receives the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from felt_engine.cards import Deck
@@ -38,7 +39,8 @@ def mirrored(
 @dataclass
 class Duplicate:
     depth: int  # the chips each stack plays
-    first: tuple[Deck, int] | None = None  # the pair's first deck and button, until its mirror is dealt
+    #: the pair's first deck, button and seats, until its mirror is dealt
+    first: tuple[Deck, int, tuple[int, ...]] | None = None
     behind: dict[int, int] = field(default_factory=dict)  # seat -> chips kept out of the hand
 
     def playing(self, stacks: dict[int, int]) -> dict[int, int]:
@@ -49,14 +51,17 @@ class Duplicate:
     def deck(
         self, profile: RulesProfile, stakes: TableStakes, stacks: dict[int, int], button: int, fresh: Deck
     ) -> Deck:
-        """`fresh` for the first hand of a pair, the mirror of the first for the second."""
+        """`fresh` for the first hand of a pair, the mirror of the first for the second. A pair whose
+        first hand was dealt to other seats (a player left and sat down again) starts afresh."""
+        if self.first is not None and (self.first[2] != tuple(sorted(stacks)) or self.first[1] == button):
+            self.first = None
         if self.first is None or len(stacks) != 2:
             return fresh
-        deck, first_button = self.first
+        deck, first_button, _ = self.first
         return mirrored(profile, stakes, stacks, deck, first_button, button)
 
-    def dealt(self, deck: Deck, button: int) -> None:
-        self.first = (deck, button) if self.first is None else None
+    def dealt(self, deck: Deck, button: int, seats: Iterable[int]) -> None:
+        self.first = (deck, button, tuple(sorted(seats))) if self.first is None else None
 
     def after(self, seat: int, chips: int) -> int:
         """The seat's stack once the hand left it `chips`."""
