@@ -132,11 +132,11 @@ def build(ctx: ServiceContext) -> None:
     @ctx.on_startup
     async def seat() -> None:
         async def run() -> None:
-            try:
-                await matches.resume()
-                await roster.seat_defaults()
-            except ApiError as exc:
-                log.error("default bots not seated", extra={"code": exc.code, "error": exc.message})
+            for what, step in (("match bots", matches.resume), ("default bots", roster.seat_defaults)):
+                try:
+                    await step()
+                except ApiError as exc:
+                    log.error(f"{what} not seated", extra={"code": exc.code, "error": exc.message})
 
         background.append(asyncio.create_task(run()))
 
