@@ -7,10 +7,12 @@ restart of the bots service seats the match's bot again."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from felt_client import ApiError
 from felt_contracts import subjects
@@ -21,6 +23,34 @@ from tests.support.agents import calling_station
 from tests.support.waiting import eventually
 
 HANDS = 200
+
+
+def mirrored_pairs(room: Room, table_id: str, agent_id: str) -> None:
+    """In the stored histories (private cards included), each pair's second hand dealt the agent the
+    bot's hole cards of the first and the bot the agent's, on the same board as far as both went."""
+    engine = sa.create_engine(room.database_url.replace("+aiosqlite", ""))
+    with engine.connect() as conn:
+        records = [
+            json.loads(r)
+            for r in conn.execute(
+                sa.text("select record from table_hands where table_id = :t order by ended_at, hand_id"),
+                {"t": table_id},
+            ).scalars()
+        ]
+    engine.dispose()
+
+    def holes(rec: dict) -> dict[str, list[str]]:
+        seats = rec["participants"]
+        return {seats[str(op["seat"])]: op["cards"] for op in rec["operations"] if op["kind"] == "deal_hole"}
+
+    assert len(records) == HANDS
+    for first, second in zip(records[::2], records[1::2], strict=True):
+        a, b = holes(first), holes(second)
+        bot = next(pid for pid in a if pid != agent_id)
+        assert (b[agent_id], b[bot]) == (a[bot], a[agent_id])
+        assert second["button"] != first["button"]
+        shared = min(len(first["board"]), len(second["board"]))
+        assert first["board"][:shared] == second["board"][:shared]
 
 
 async def refusal(call: Any) -> ApiError:
@@ -44,6 +74,8 @@ async def test_a_200_hand_duplicate_match_against_easy_reports_its_interval(room
         print(f"match of {HANDS} hands: {seconds:.0f} s, {result['bbPer100']:+.1f} ± {result['ci95']:.1f} bb/100")
         assert result["handsPlayed"] == HANDS
         assert result["ci95"] > 0 and result["bbPer100"] is not None
+
+        mirrored_pairs(room, match["tableId"], match["participantId"])
 
         ladder = {e["participantId"]: e for e in await agent.ladder()}
         mine, bot = ladder[me], ladder[match["opponentId"]]
