@@ -195,11 +195,32 @@ def _break(
     moves: list[Move] = []
     for number in sorted(set(state) - set(keep) & set(between_hands)):
         for seat, player in _shuffled(state.pop(number).seats, rng):
-            smallest = min(len(state[k].seats) for k in keep)
-            to = rng.choice([k for k in keep if len(state[k].seats) == smallest])
-            free = [s for s in range(1, seats_per_table + 1) if s not in state[to].seats]
-            moves.append(_seat(state, Move(player, number, seat, to, rng.choice(free), "break")))
+            moves.append(
+                _seat(state, Move(player, number, seat, *_draw_seat(state, keep, seats_per_table, rng), "break"))
+            )
     return moves
+
+
+def arrive(
+    tables: Iterable[Table], player: str, seats_per_table: int, rng: random.Random
+) -> tuple[tuple[Table, ...], int, int]:
+    """A late registration or a re-entry: the seating with `player` drawn into it as a broken
+    table's players are (TDA: the same draw as everyone's), with the table and seat drawn. When
+    every table is full, a table opens, numbered after the highest, for the plan to balance."""
+    state = {t.number: t for t in tables}
+    if all(len(t.seats) >= seats_per_table for t in state.values()):
+        opened = max(state, default=0) + 1
+        state[opened] = Table(opened)
+    number, seat = _draw_seat(state, sorted(state), seats_per_table, rng)
+    state[number] = replace(state[number], seats={**state[number].seats, seat: player})
+    return tuple(state[k] for k in sorted(state)), number, seat
+
+
+def _draw_seat(state: dict[int, Table], among: list[int], seats_per_table: int, rng: random.Random) -> tuple[int, int]:
+    """A random table among those with the fewest players, then a random empty seat there."""
+    smallest = min(len(state[k].seats) for k in among)
+    to = rng.choice([k for k in among if len(state[k].seats) == smallest])
+    return to, rng.choice([s for s in range(1, seats_per_table + 1) if s not in state[to].seats])
 
 
 def _final_table(state: dict[int, Table], final: int, seats_per_table: int, rng: random.Random) -> Plan:

@@ -18,6 +18,7 @@ from felt_tournament.seating import (
     HandForHand,
     Move,
     Table,
+    arrive,
     draw,
     eliminate,
     hand_for_hand,
@@ -145,6 +146,21 @@ def test_the_final_table_draws_every_seat_once_every_table_is_between_hands() ->
     assert [plan([seated(1, 4, 6)], 9, {1}, RNG).moves] == [()]  # one table from the start: no draw
 
 
+def test_a_late_entry_draws_a_seat_at_a_table_with_the_fewest_players() -> None:
+    tables = [seated(*range(1, 10)), seated(1, 2, 3, 5, 6, 7, 8, 9, number=2), seated(*range(2, 10), number=3)]
+    drawn = {arrive(tables, "late", 9, random.Random(n))[1:] for n in range(30)}
+    assert drawn == {(2, 4), (3, 1)}  # tables 2 and 3 have eight players, each one empty seat
+    after, number, seat = arrive(tables, "late", 9, RNG)
+    assert after[number - 1].seats[seat] == "late" and sizes(after)[number - 1] == 9
+
+
+def test_a_late_entry_opens_a_table_when_all_are_full_and_the_plan_balances_it() -> None:
+    after, number, seat = arrive([seated(*range(1, 10)), seated(*range(1, 10), number=2)], "late", 9, RNG)
+    assert (number, sizes(after)) == (3, [9, 9, 1]) and 1 <= seat <= 9
+    out = plan(after, 9, {1, 2, 3}, RNG)
+    assert sorted(sizes(out.tables)) == [6, 6, 7] and {m.to_table for m in out.moves} == {3}
+
+
 # --- hand-for-hand -----------------------------------------------------------------------------
 
 
@@ -200,15 +216,32 @@ def check_seating(tables: dict[int, Table], alive: set[str], seats: int) -> None
     rng=st.randoms(use_true_random=False),
 )
 def test_a_tournament_played_at_random_keeps_every_seating_rule(entrants, seats, paid, rng) -> None:
+    play_at_random(entrants, seats, paid, rng)
+
+
+def test_twenty_seven_entrants_at_three_tables_balance_break_and_reach_a_final_table() -> None:
+    h4h_total = 0
+    for n in range(5):
+        moves, h4h_hands = play_at_random(27, 9, 9, random.Random(n))  # the bubble at ten: two tables
+        assert {"balance", "break", "final_table"} <= {m.reason for m in moves}
+        assert all(m.from_table != m.to_table for m in moves if m.reason != "final_table")
+        h4h_total += h4h_hands
+    assert h4h_total >= 2
+
+
+def play_at_random(entrants: int, seats: int, paid: int, rng: random.Random) -> tuple[list[Move], int]:
     """Tables deal and finish hands in any order; a finished hand busts some of its players; then
-    the plan runs (hand-for-hand on the bubble). A player misses a hand through a move when a hand
-    ends at their table while they are seated there and not dealt in: at most one."""
+    the plan runs (hand-for-hand on the bubble), every rule checked at every step. A player misses
+    a hand through a move when a hand ends at their table while they sit there not dealt in: at
+    most one per move. The moves in order, and how many hands were dealt hand-for-hand."""
     alive = {f"p{i}" for i in range(entrants)}
     tables = {t.number: t for t in draw(sorted(alive), seats, rng)}
     running: dict[int, set[str]] = {}  # table -> the players dealt in its hand
     hold: frozenset[int] = frozenset()
     h4h: HandForHand | None = None
     missed: dict[str, int] = {}  # moved, not dealt in since -> hands ended at their table meanwhile
+    log: list[Move] = []
+    h4h_hands = 0
     for _ in range(5000):
         check_seating(tables, alive, seats)
         if len(alive) == 1:
@@ -220,7 +253,7 @@ def test_a_tournament_played_at_random_keeps_every_seating_rule(entrants, seats,
         if kind == "deal":
             assert n in keep and len(tables[n].seats) >= max(len(tables[k].seats) for k in keep) - 1
             if h4h is not None:
-                h4h = h4h.deal(n, running, able)
+                h4h, h4h_hands = h4h.deal(n, running, able), h4h_hands + 1
             tables[n] = replace(tables[n], button=next_blinds(tables[n]).button)
             running[n] = set(tables[n].seats.values())
             for p in running[n]:
@@ -236,6 +269,7 @@ def test_a_tournament_played_at_random_keeps_every_seating_rule(entrants, seats,
         alive -= out
         before = eliminate(tables.values(), out)
         step = plan(before, seats, set(tables) - set(running), rng)
+        log += step.moves
         for move in step.moves:
             assert not any(move.player in d for d in running.values())
             missed[move.player] = 0  # counted per move
@@ -251,3 +285,4 @@ def test_a_tournament_played_at_random_keeps_every_seating_rule(entrants, seats,
         on = hand_for_hand([1] * paid, len(alive), len(tables))
         h4h = (h4h or HandForHand()) if on else None
     assert len(alive) == 1
+    return log, h4h_hands
