@@ -1,6 +1,6 @@
 """Bad input from the page: a bet outside the legal bounds, a double click, acting after the
-deadline, a chat message over 500 characters and a chat flood. Each shows a clear message,
-and no action is ever sent twice."""
+deadline, a chat message over 500 characters, a chat flood and a sign-up the form check refuses.
+Each shows a clear message, and no action is ever sent twice."""
 
 from __future__ import annotations
 
@@ -83,3 +83,15 @@ def test_acting_after_the_deadline(people, new_table):
     assert len(late.wire.frames("act")) == 1
     late.wire.release()
     expect(late.page.locator("#results")).to_contain_text("(everyone else folded)")
+
+
+def test_a_sign_up_that_fails_the_form_check_names_the_fields(people) -> None:
+    """The gateway's `validation` names the first wrong field; the form still says what each needs."""
+    page = people("gina").page
+    form = page.locator("#signup-form")
+    form.get_by_label("sign-up email").fill("gina@example.org")
+    form.get_by_label("sign-up password").fill("short")
+    form.get_by_role("button", name="create account").click()
+    expect(form.locator(".form-msg")).to_have_text(
+        "Check password: an email address and a password of at least 8 characters."
+    )

@@ -143,8 +143,8 @@ async function submitAuth(ev, mode) {
     session.token = login.token;
   } catch (err) {
     const fields = (err.details?.errors || []).map((e) => e.loc?.slice(-1)[0]).filter(Boolean);
-    out.textContent = err.details?.field ? err.message
-      : err.code === "validation" && fields.length
+    // a field's own rule (a screen name's) says what is wrong; a failed form check names the fields
+    out.textContent = err.code === "validation" && fields.length
       ? `Check ${fields.join(" and ")}: an email address and a password of at least 8 characters.`
       : err.message;
     return;
