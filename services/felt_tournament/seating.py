@@ -217,10 +217,20 @@ def arrive(
 
 
 def _draw_seat(state: dict[int, Table], among: list[int], seats_per_table: int, rng: random.Random) -> tuple[int, int]:
-    """A random table among those with the fewest players, then a random empty seat there."""
+    """A random table among those with the fewest players, then a random empty seat there; not a
+    seat that would take the next button while another is empty (TDA: not dealt in between the
+    small blind and the button; at a table whose button moves to the next occupied seat, that
+    seat would have the last hand's blinds posted again)."""
     smallest = min(len(state[k].seats) for k in among)
-    to = rng.choice([k for k in among if len(state[k].seats) == smallest])
-    return to, rng.choice([s for s in range(1, seats_per_table + 1) if s not in state[to].seats])
+    to = state[rng.choice([k for k in among if len(state[k].seats) == smallest])]
+    empty = [s for s in range(1, seats_per_table + 1) if s not in to.seats]
+    fair = [s for s in empty if not _takes_button(to, s)]
+    return to.number, rng.choice(fair or empty)
+
+
+def _takes_button(table: Table, seat: int) -> bool:
+    joined = replace(table, seats={**table.seats, seat: "?"})
+    return table.button is not None and len(joined.seats) > 2 and next_blinds(joined).button == seat
 
 
 def _final_table(state: dict[int, Table], final: int, seats_per_table: int, rng: random.Random) -> Plan:

@@ -154,6 +154,14 @@ def test_a_late_entry_draws_a_seat_at_a_table_with_the_fewest_players() -> None:
     assert after[number - 1].seats[seat] == "late" and sizes(after)[number - 1] == 9
 
 
+def test_a_drawn_seat_never_takes_the_next_button_while_another_is_empty() -> None:
+    table = seated(1, 3, 5, 7, button=3)  # next hand: button 5; a player in 4 would take it
+    assert next_blinds(replace(table, seats={**table.seats, 4: "x"})) == Blinds(4, 5, 7)  # 5 and 7 post again
+    drawn = {arrive([table], "late", 9, random.Random(n))[2] for n in range(60)}
+    assert drawn == {2, 6, 8, 9}
+    assert arrive([seated(1, 2, 3, 5, 6, 7, 8, 9, button=3)], "late", 9, RNG)[2] == 4  # the only seat left
+
+
 def test_a_late_entry_opens_a_table_when_all_are_full_and_the_plan_balances_it() -> None:
     after, number, seat = arrive([seated(*range(1, 10)), seated(*range(1, 10), number=2)], "late", 9, RNG)
     assert (number, sizes(after)) == (3, [9, 9, 1]) and 1 <= seat <= 9
