@@ -81,6 +81,7 @@ REQUESTS: tuple[Requests, ...] = (
     Requests("limits", ("table", "tournament"), (s.LIMITS_CHECK,)),
     Requests("limits", ("table",), (s.LIMITS_SESSION_END,)),
     Requests("limits", ("gateway",), (s.LIMITS_GET, s.LIMITS_SET_CAP, s.LIMITS_FREEZE)),
+    Requests("timer", ("tournament",), (s.TIMER_SCHEDULE,)),  # its level clocks
     Requests(
         "timer",
         ("table",),
@@ -93,11 +94,13 @@ REQUESTS: tuple[Requests, ...] = (
             s.TIMER_GET_BANKS,
         ),
     ),
-    Requests("table", ("gateway",), (s.table_command("*"),)),
+    # the tournament service seats its entrants and sets its tables' blinds (as their host)
+    Requests("table", ("gateway", "tournament"), (s.table_command("*"),)),
     Requests("table", ("gateway", OPERATOR), (s.TABLE_LIST,)),
-    # players create (and host) tables through the gateway; operators create house tables
-    Requests("table", ("gateway", OPERATOR), (s.TABLE_CREATE,)),
-    Requests("table", (OPERATOR,), (s.TABLE_CLOSE,)),
+    # players create (and host) tables through the gateway; operators create house tables; the
+    # tournament service creates and closes its tournaments' tables
+    Requests("table", ("gateway", OPERATOR, "tournament"), (s.TABLE_CREATE,)),
+    Requests("table", (OPERATOR, "tournament"), (s.TABLE_CLOSE,)),
     # the ladder and benchmark matches: the bots service has a match's table made for its bot
     Requests("table", ("gateway",), (s.TABLE_LADDER, s.TABLE_MATCH_GET)),
     Requests("table", ("bots",), (s.TABLE_MATCH_CREATE,)),
@@ -121,6 +124,7 @@ EVENTS: tuple[Events, ...] = (
     Events("table", ("gateway",), (s.TABLE_EVENTS_ALL,)),
     Events("table", ("chat",), (s.TABLE_SEAT_CHANGES_ALL,)),
     Events("timer", ("table",), (s.timer_fired("*"), s.timer_bank_started("*"))),
+    Events("timer", ("tournament",), (s.timer_fired("tournament"),)),
     Events("chat", ("gateway",), (s.chat_events("*"),)),
     # each gateway process drops a forgotten credential from its cache
     Events("gateway", ("gateway",), (s.GATEWAY_CREDENTIALS_FORGOTTEN,)),

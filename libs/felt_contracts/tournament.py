@@ -59,6 +59,7 @@ DefinitionReason = Literal[
     "starts_in_past",
     "starts_at_without_offset",
     "re_entry_without_late_registration",
+    "turn_clock_fixed",
 ]
 
 
@@ -102,6 +103,8 @@ class TournamentDefinition(Message):
     late_registration_level: Annotated[int, Field(strict=True, ge=0, le=200)] = 0
     #: entries a player may buy after busting, while late registration is open (0: no re-entry)
     re_entries: Annotated[int, Field(strict=True, ge=0, le=100)] = 0
+    #: the tables' turn clock in seconds (None: the table service's own)
+    turn_seconds: Annotated[float, Field(gt=0, le=3600, allow_inf_nan=False)] | None = None
 
 
 TournamentStatus = Literal["registering", "running", "paying", "finished", "cancelling", "cancelled"]
@@ -126,6 +129,11 @@ class TournamentView(Message):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     entries: list[Entrant] = Field(default_factory=list)
+    #: while it plays: the level (1-based) and when it ends, its tables, the entries still in
+    level: int = 0
+    level_ends_at: datetime | None = None
+    tables: list[str] = Field(default_factory=list)
+    players_left: int = 0
 
 
 class TournamentList(Message):

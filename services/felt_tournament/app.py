@@ -1,4 +1,4 @@
-"""Wiring of the tournament service: database, the director, its handlers and its retries."""
+"""Wiring of the tournament service: database, the director, its handlers, its retries and the play."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext, load_settings
 from felt_tournament.director import Director
 from felt_tournament.handlers import register
+from felt_tournament.play import Floor
 from felt_tournament.settings import TournamentSettings
 
 
@@ -15,7 +16,8 @@ def build(ctx: ServiceContext) -> Director:
     settings = load_settings(ctx.name, TournamentSettings)
     engine = ctx.database()
     director = Director(engine, ctx.broker, timeout=settings.call_timeout_seconds)
-    register(ctx.broker, director)
+    floor = Floor(engine, ctx.broker, director, timeout=settings.call_timeout_seconds)
+    register(ctx.broker, director, floor)
     tasks: list[asyncio.Task[None]] = []
 
     @ctx.on_startup
@@ -23,6 +25,7 @@ def build(ctx: ServiceContext) -> Director:
         await migrate(engine, "felt_tournament", "tournament")
         await ctx.broker.connect()
         tasks.append(asyncio.create_task(director.keep_settling(settings.retry_seconds), name="tournament-settle"))
+        tasks.append(asyncio.create_task(floor.keep_playing(settings.play_poll_seconds), name="tournament-play"))
 
     @ctx.on_shutdown
     async def stop() -> None:

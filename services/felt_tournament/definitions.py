@@ -61,6 +61,9 @@ def _seats_and_entrants(d: TournamentDefinition) -> Problem | None:
         )
     if d.min_entrants > d.max_entrants:
         return Problem("min_entrants", "entrants_out_of_order", "min_entrants is above max_entrants")
+    fixed = profile.fixed_turn_seconds
+    if fixed is not None and d.turn_seconds is not None and d.turn_seconds != fixed:
+        return Problem("turn_seconds", "turn_clock_fixed", f"{d.rules_version} fixes the turn clock at {fixed} s")
     return None
 
 

@@ -50,6 +50,7 @@ from felt_runtime.bus import BusError, call
 from felt_tournament.definitions import check_definition
 from felt_tournament.places import Bust, standings
 from felt_tournament.prizes import award, tier_for
+from felt_tournament.progress import Play
 from felt_tournament.store import entries, tournaments
 
 log = logging.getLogger("felt.tournament")
@@ -477,6 +478,8 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
     d = TournamentDefinition.model_validate_json(t["definition"])
     counted = ("registered",) if t["status"] not in ("cancelled",) else ("refunded",)
     entrants = sum(1 for e in rows if e["status"] in counted)
+    play = Play.model_validate_json(t["play"]) if t["play"] else None
+    live = t["status"] == "running" and play is not None and play.seated
     return TournamentView(
         definition=d,
         status=t["status"],
@@ -497,4 +500,8 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
         ]
         if with_entries
         else [],
+        level=play.level + 1 if live and play else 0,
+        level_ends_at=play.level_ends_at if live and play else None,
+        tables=[play.table_id] if live and play else [],
+        players_left=entrants - len(play.busts) if play else entrants if t["status"] == "running" else 0,
     )

@@ -1,4 +1,5 @@
-"""Bus handlers: operators create, list and cancel tournaments; players register and leave."""
+"""Bus handlers: operators create, list and cancel tournaments; players register and leave; the
+level clock's deadlines."""
 
 from __future__ import annotations
 
@@ -16,16 +17,25 @@ from felt_contracts.tournament import (
     TournamentView,
     Unregister,
 )
-from felt_runtime.bus import responder
+from felt_contracts.timer import TimerFired
+from felt_runtime.bus import declare_contract, responder
 from felt_tournament.director import Director
+from felt_tournament.play import OWNER, Floor
 
 #: requests served at once: each tournament takes its steps one at a time (the director's lock
 #: per tournament), so different tournaments' requests need not wait for each other
 CONCURRENCY = 64
 
 
-def register(broker: Any, director: Director) -> None:
+def register(broker: Any, director: Director, floor: Floor) -> None:
     q = subjects.TOURNAMENT_QUEUE
+
+    declare_contract(subjects.timer_fired(OWNER), TimerFired)
+
+    @broker.subscriber(subjects.timer_fired(OWNER), queue=q, title="timer fired -> level clock")
+    async def level_over(ev: TimerFired) -> None:
+        """A level's deadline: the level clock moves on."""
+        await floor.level_fired(ev)
 
     @responder(broker, subjects.TOURNAMENT_CREATE, CreateTournament, queue=q, concurrency=CONCURRENCY)
     async def create(req: CreateTournament) -> TournamentView:

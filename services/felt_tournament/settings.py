@@ -13,3 +13,5 @@ class TournamentSettings(BaseSettings):
     call_timeout_seconds: float = Field(default=5.0, gt=0)
     #: how often a step the wallet did not answer is sent again
     retry_seconds: float = Field(default=1.0, gt=0)
+    #: how often a running tournament's table events are read (the level clock runs on the timer)
+    play_poll_seconds: float = Field(default=0.5, gt=0)

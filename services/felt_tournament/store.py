@@ -16,6 +16,7 @@ tournaments = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("started_at", sa.DateTime(timezone=True)),
     sa.Column("finished_at", sa.DateTime(timezone=True)),
+    sa.Column("play", sa.Text),  # play.Play as JSON once it started: its table, level clock, busts
     sa.Index("ix_tournament_tournaments_status", "status"),
 )
 entries = sa.Table(

@@ -10,7 +10,7 @@ from typing import Any
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import GetView, Join, Leave, Start
+from felt_contracts.table import CloseTable, GetView, Join, Leave, Start, TableSummary
 from felt_contracts.wallet import (
     Balance,
     BalanceQuery,
@@ -88,8 +88,10 @@ async def test_a_tournament_table_plays_its_own_chips_and_they_retire_to_zero(st
     assert not [e for e in board.entries if e.account_id.startswith("chips:")]
     gone = await refused(call(bus, subjects.WALLET_CHIPS_RETIRE, ChipsRetire(ledger_id=tid), ChipsMoved))
     assert gone.code is ErrorCode.CONFLICT and gone.details.get("reason") == "chips_at_table"
-    for p in stacks:
-        await cmd(bus, t, Leave(participant_id=p))
+    for p in stacks:  # nobody leaves a tournament table with its chips: asking sits them out
+        assert (await cmd(bus, t, Leave(participant_id=p))).status == "sit_out"
+    assert (await chips_of(bus, tid, next(iter(stacks)))).reserved > 0
+    await call(bus, subjects.TABLE_CLOSE, CloseTable(table_id=t), TableSummary)  # every seat cashed out
     retired = await call(bus, subjects.WALLET_CHIPS_RETIRE, ChipsRetire(ledger_id=tid), ChipsMoved)
     assert retired.issuer == 0 and sum(m.amount for m in retired.transfers) == 3000
     assert await call(bus, subjects.WALLET_CHIPS_RETIRE, ChipsRetire(ledger_id=tid), ChipsMoved) == retired

@@ -58,6 +58,7 @@ BAD: dict[str, tuple[dict[str, Any], str, str]] = {
     ),
     "one seat": ({"seats_per_table": 1}, "seats_per_table", "seats_outside_profile"),
     "ten seats": ({"seats_per_table": 10}, "seats_per_table", "seats_outside_profile"),
+    "turn clock of nlhe-1": ({"turn_seconds": 5.0}, "turn_seconds", "turn_clock_fixed"),
     "min above max": ({"min_entrants": 7, "max_entrants": 6}, "min_entrants", "entrants_out_of_order"),
     "payouts 90%": (
         {"payouts": [PayoutTier(min_entrants=2, percents=[Decimal(60), Decimal(30)])]},

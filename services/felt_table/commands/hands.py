@@ -300,6 +300,10 @@ async def accepted(table: Table, ops: Any) -> None:
     turn(table)
 
 
+#: an absent player's turn at a tournament table: the turn clock's check-or-fold, at once
+ABSENT_TURN_SECONDS = 0.1
+
+
 def turn(table: Table) -> None:
     """Open the actor's turn: its deadline (scheduled in order, not awaited: the deadline is ours
     to state) and a `turn` event with the legal actions."""
@@ -308,12 +312,15 @@ def turn(table: Table) -> None:
     seat = hand.seats[hand.actor]
     pid = table.hand_participants.get(seat)
     table.banks.end_run()
+    sitting = table.seats.get(seat)
+    blinded_out = table.tournament and sitting is not None and table.absent(sitting)
+    seconds = ABSENT_TURN_SECONDS if blinded_out else table.turn_seconds  # checked or folded at once
     table.timers.schedule_soon(
         TurnDeadline(table_id=table.tid, hand_id=hand.hand_id, turn=hand.turn_id, seat=seat),
-        table.turn_seconds,
-        bank_use(table.tid, pid, table.banks.policy),
+        seconds,
+        None if blinded_out else bank_use(table.tid, pid, table.banks.policy),
     )
-    table.deadline = now() + timedelta(seconds=table.turn_seconds)
+    table.deadline = now() + timedelta(seconds=seconds)
     legal = legal_model(betting.legal_actions_at(hand, hand.actor))
     info = TurnInfo(
         hand_id=hand.hand_id or "",

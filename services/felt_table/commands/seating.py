@@ -171,10 +171,11 @@ async def sit_out_seat(table: Table, seat: Seat, reason: str) -> None:
     (and is cashed out). `reason`: "" (their choice) or `timeouts` (absent)."""
     seat.sitting_out, seat.ready = True, False
     seat.sit_out_epoch += 1
-    await table.timers.schedule(
-        AbsentDeadline(table_id=table.tid, participant_id=seat.pid, epoch=seat.sit_out_epoch),
-        table.deps.settings.sit_out_leave_seconds,
-    )
+    if not table.tournament:  # a tournament's absent player stays, blinded out
+        await table.timers.schedule(
+            AbsentDeadline(table_id=table.tid, participant_id=seat.pid, epoch=seat.sit_out_epoch),
+            table.deps.settings.sit_out_leave_seconds,
+        )
     table.emit("sit_out", seat=seat.number, participant_id=seat.pid, detail=reason)
 
 
@@ -276,6 +277,10 @@ async def leave(table: Table, command: Leave) -> TableResult:
     seat = table.require_seat(command.participant_id)
     if seat.leaving:
         return table.result("leaving", seat=seat.number)
+    if table.tournament:  # the chips stay in play: the player sits out, blinded out
+        if not seat.sitting_out:
+            await sit_out_seat(table, seat, "left")
+        return table.result("sit_out", seat=seat.number)
     return table.result(await leave_seat(table, seat, "left"), seat=seat.number)
 
 
@@ -307,6 +312,8 @@ async def grace_over(table: Table, deadline: GraceDeadline) -> TableResult:
     if seat is None or seat.connected or seat.grace_epoch != deadline.epoch or seat.leaving:
         table.stale_ignored += 1
         return table.result("stale")
+    if table.tournament:  # stays disconnected: dealt in and folded until they come back
+        return table.result()
     return table.result(await leave_seat(table, seat, "disconnected"))
 
 

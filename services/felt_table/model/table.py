@@ -261,11 +261,21 @@ class Table:
         i = hand.index_of(seat.number)
         return i is not None and hand.shown[i] is None
 
+    @property
+    def tournament(self) -> bool:
+        """A tournament table (its stacks are a tournament's chips): nobody leaves with chips, an
+        absent player is dealt in, posts and is folded (blinded out) until they come back."""
+        return self.config.chips is not None
+
+    @staticmethod
+    def absent(seat: Seat) -> bool:
+        return seat.sitting_out or not seat.connected
+
     def eligible(self, *, need_ready: bool) -> list[Seat]:
         """Seats that can be dealt in now, in seat order (the profile says who covers the forced bet)."""
         out = []
         for seat in sorted(self.seats.values(), key=lambda other: other.number):
-            if seat.sitting_out or seat.leaving or not seat.connected:
+            if seat.leaving or (self.absent(seat) and not self.tournament):
                 continue
             if need_ready and not seat.ready:
                 continue
