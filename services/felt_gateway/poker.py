@@ -90,13 +90,12 @@ from felt_runtime.bus import BusError
 router = APIRouter(prefix="/api/v2/poker", tags=["poker"])
 
 #: the codes a route gives beyond those its signature implies (felt_gateway/openapi.py), in groups:
-#: any bus call may find its service away; a table command may name an unknown table; a command
-#: the table applies once per message id refuses a key reused for another request; the commands
-#: of a seat refuse whoever is not seated
+#: any bus call may find its service away; a table command may name an unknown table; the
+#: commands of a seat refuse whoever is not seated. A command with a body and an
+#: `Idempotency-Key` lists `conflict` too: the key reused with another body
 BUS = (ErrorCode.UNAVAILABLE,)
 TABLE = (*BUS, ErrorCode.NOT_FOUND)
-KEYED = (*TABLE, ErrorCode.CONFLICT)
-SEAT = (*KEYED, ErrorCode.NOT_SEATED)
+SEAT = (*TABLE, ErrorCode.NOT_SEATED)
 
 TableIdPath = Annotated[str, "table id"]
 After = Annotated[
@@ -190,7 +189,8 @@ def lobby_entry(t: TableSummary) -> dict[str, Any]:
     "/tables/{table_id}/join",
     response_model=CommandOut,
     responses=refusals(
-        *KEYED,
+        *TABLE,
+        ErrorCode.CONFLICT,
         ErrorCode.TABLE_CLOSED,
         ErrorCode.ADMISSION,
         ErrorCode.CHIPS_IN_PLAY,
@@ -228,7 +228,7 @@ async def join(
 @router.post(
     "/tables/{table_id}/start",
     response_model=CommandOut,
-    responses=refusals(*SEAT, ErrorCode.TABLE_CLOSED),
+    responses=refusals(*SEAT, ErrorCode.CONFLICT, ErrorCode.TABLE_CLOSED),
     summary="Start the next hand",
 )
 async def start(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
@@ -259,8 +259,8 @@ async def leave(request: Request, table_id: str, who: Who, idempotency_key: Idem
     summary="Act on your turn",
     responses=refusals(
         *SEAT,
+        ErrorCode.CONFLICT,
         ErrorCode.HAND_CLOSED,
-        ErrorCode.MALFORMED,
         ErrorCode.ILLEGAL_ACTION,
         ErrorCode.NOT_YOUR_TURN,
         ErrorCode.STALE_TURN,
@@ -305,7 +305,7 @@ async def once(
 @router.post(
     "/tables/{table_id}/preaction",
     response_model=CommandOut,
-    responses=refusals(*SEAT, ErrorCode.HAND_CLOSED, ErrorCode.ILLEGAL_ACTION),
+    responses=refusals(*SEAT, ErrorCode.CONFLICT, ErrorCode.HAND_CLOSED, ErrorCode.ILLEGAL_ACTION),
     summary="Set or clear a pre-action",
 )
 async def preaction(
@@ -346,7 +346,7 @@ async def sit_in(request: Request, table_id: str, who: Who, idempotency_key: Ide
     "/tables/{table_id}/show",
     response_model=CommandOut,
     summary="Show your cards after the hand",
-    responses=refusals(*SEAT, ErrorCode.ILLEGAL_ACTION, ErrorCode.HAND_CLOSED),
+    responses=refusals(*SEAT, ErrorCode.CONFLICT, ErrorCode.ILLEGAL_ACTION, ErrorCode.HAND_CLOSED),
 )
 async def show(
     request: Request, table_id: str, who: Who, body: ShowBody | None = None, idempotency_key: IdemKey = None
@@ -369,7 +369,7 @@ async def show(
     "/tables/{table_id}/auto-rebuy",
     response_model=CommandOut,
     summary="Switch auto-rebuy on or off",
-    responses=refusals(*SEAT, ErrorCode.FORBIDDEN),
+    responses=refusals(*SEAT, ErrorCode.CONFLICT, ErrorCode.FORBIDDEN),
 )
 async def auto_rebuy(
     request: Request, table_id: str, body: AutoRebuyBody, who: Who, idempotency_key: IdemKey = None
@@ -553,7 +553,7 @@ async def chat_history(
 @router.post(
     "/tables/{table_id}/chat",
     response_model=ChatPostedOut,
-    responses=refusals(*KEYED, ErrorCode.FORBIDDEN, ErrorCode.INVALID_MESSAGE, ErrorCode.THROTTLED),
+    responses=refusals(*TABLE, ErrorCode.CONFLICT, ErrorCode.FORBIDDEN, ErrorCode.INVALID_MESSAGE, ErrorCode.THROTTLED),
     summary="Say something at the table",
 )
 async def chat_post(
@@ -698,7 +698,7 @@ async def get_limits(request: Request, who: Who) -> LimitsState:
 @router.post(
     "/limits/caps",
     response_model=CapChangeOut,
-    responses=refusals(*BUS, ErrorCode.MALFORMED, ErrorCode.FORBIDDEN),
+    responses=refusals(*BUS, ErrorCode.FORBIDDEN),
     summary="Lower or raise a cap",
 )
 async def set_cap(request: Request, body: CapBody, who: Who) -> CapChange:
@@ -718,7 +718,7 @@ async def set_cap(request: Request, body: CapBody, who: Who) -> CapChange:
 @router.post(
     "/limits/freeze",
     response_model=FreezeOut,
-    responses=refusals(*BUS, ErrorCode.MALFORMED, ErrorCode.FORBIDDEN),
+    responses=refusals(*BUS, ErrorCode.FORBIDDEN),
     summary="Freeze (or unfreeze) new risk",
 )
 async def freeze(request: Request, body: FreezeBody, who: Who) -> FreezeState:

@@ -139,7 +139,7 @@ InviteCode = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-
 class SignUpBody(Body):
     model_config = ConfigDict(
         json_schema_extra={
-            "examples": [{"email": "ada@example.org", "password": "correct horse battery", "screenName": "Ada"}]
+            "examples": [{"email": "player@example.org", "password": "correct horse battery", "screenName": "Ada"}]
         }
     )
 

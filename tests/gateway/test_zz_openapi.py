@@ -1,6 +1,7 @@
 """The OpenAPI document: served, every response typed, fuzzed for 5xx and for responses that
-do not conform to their schema (schemathesis over the real port, ~60 s), and every operation
-in it exercised by this folder's tests. (Named `zz` so it runs last.)"""
+do not conform to their schema — a status the route does not list, or an error code its status
+does not list (schemathesis over the real port, ~60 s) — and every operation in it exercised by
+this folder's tests. (Named `zz` so it runs last.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import GenerationMode
-from schemathesis.checks import FailureGroup, response_schema_conformance
+from schemathesis.checks import FailureGroup, response_schema_conformance, status_code_conformance
 
 from felt_gateway.app import make
 from felt_runtime.settings import Settings
@@ -73,7 +74,7 @@ def test_fuzz_finds_no_server_errors_and_responses_conform(stack) -> None:
                 failures.append(f"{op.method.upper()} {case.formatted_path} -> {what}")  # noqa: B023 - run in this iteration
                 return
             try:
-                case.validate_response(response, checks=[response_schema_conformance])
+                case.validate_response(response, checks=[status_code_conformance, response_schema_conformance])
             except (AssertionError, FailureGroup) as exc:
                 what = f"{response.status_code} does not conform: {str(exc)[:1500]}"
                 failures.append(f"{op.method.upper()} {case.formatted_path} -> {what}")  # noqa: B023 - run in this iteration
