@@ -34,7 +34,7 @@ from felt_gateway import commands
 from felt_gateway.errors import ApiError, refusals
 from felt_gateway.identity import Principal
 from felt_gateway.auth import Who
-from felt_gateway.poker import BUS, KEYED, IdemKey, bus, lobby_entry, router
+from felt_gateway.poker import BUS, TABLE, IdemKey, bus, lobby_entry, router
 from felt_gateway.schemas import (
     BlindsBody,
     CreatedTableOut,
@@ -199,13 +199,17 @@ async def control(
     return {"applied": result.status, "seq": result.seq}
 
 
-#: what every host control may answer (besides what its request implies)
-HOST = (*KEYED, ErrorCode.NOT_HOST, ErrorCode.TABLE_CLOSED)
-HOST_ERRORS = refusals(*HOST)
+#: what every host control may answer (besides what its request implies); one with a body (or,
+#: rotating the invite, a new code each time) lists `conflict` too: its Idempotency-Key reused
+#: for another request
+HOST = (*TABLE, ErrorCode.NOT_HOST, ErrorCode.TABLE_CLOSED)
 
 
 @router.post(
-    "/tables/{table_id}/invite", response_model=InviteOut, summary="Make a new invite code", responses=HOST_ERRORS
+    "/tables/{table_id}/invite",
+    response_model=InviteOut,
+    summary="Make a new invite code",
+    responses=refusals(*HOST, ErrorCode.CONFLICT),
 )
 async def rotate_invite(request: Request, table_id: str, who: Who, idempotency_key: IdemKey = None) -> dict[str, Any]:
     """The host makes a new invite code; the old one stops working, and players the host
@@ -216,7 +220,7 @@ async def rotate_invite(request: Request, table_id: str, who: Who, idempotency_k
 
 
 @router.delete(
-    "/tables/{table_id}/invite", response_model=RevokedOut, summary="Revoke the invite code", responses=HOST_ERRORS
+    "/tables/{table_id}/invite", response_model=RevokedOut, summary="Revoke the invite code", responses=refusals(*HOST)
 )
 async def revoke_invite(request: Request, table_id: str, who: Who) -> dict[str, Any]:
     """The host revokes the invite code: it stops working (those seated stay)."""
@@ -253,7 +257,7 @@ def _about(name: HostControl, summary: str, doc: str, *codes: ErrorCode) -> None
     ) -> dict[str, Any]:
         return await control(request, who, table_id, name, idempotency_key, participant=body.participant_id)
 
-    _route(name, summary, doc, route, *codes)
+    _route(name, summary, doc, route, ErrorCode.CONFLICT, *codes)
 
 
 _simple("pause", "Pause dealing", "No hand is dealt until the host resumes (a hand in progress plays to its end).")
@@ -289,7 +293,7 @@ _about(
     "/tables/{table_id}/host/blinds",
     response_model=HostControlOut,
     summary="Change the blinds/ante",
-    responses=refusals(*HOST, ErrorCode.MALFORMED),
+    responses=refusals(*HOST, ErrorCode.CONFLICT, ErrorCode.MALFORMED),
 )
 async def host_blinds(
     request: Request, table_id: str, body: BlindsBody, who: Who, idempotency_key: IdemKey = None

@@ -64,7 +64,9 @@ class MatchBody(Body):
     model_config = ConfigDict(json_schema_extra={"examples": [{"level": "easy", "hands": 200}]})
 
     level: Level = Field(description="the Felt bot level to play")
-    hands: int = Field(strict=True, ge=2, description="hands to play: an even number (each deal is played twice)")
+    hands: int = Field(
+        strict=True, ge=2, le=10**6, description="hands to play: an even number (each deal is played twice)"
+    )
 
 
 class MatchOut(Out):
