@@ -107,7 +107,8 @@ REQUESTS: tuple[Requests, ...] = (
     # replicas forward what another replica owns to it (tables over replicas)
     Requests("table", ("table",), (s.table_replica("*", "*"),)),
     Requests("chat", ("gateway",), (s.CHAT_POST, s.CHAT_HISTORY, s.CHAT_JOIN, s.CHAT_LEAVE)),
-    Requests("bots", (OPERATOR,), (s.BOTS_ADD,)),
+    # a host adds bots to a table of theirs through the gateway, and removes them
+    Requests("bots", ("gateway", OPERATOR), (s.BOTS_ADD, s.BOTS_REMOVE)),
     Requests("bots", ("gateway", OPERATOR), (s.BOTS_STATUS, s.BOTS_MATCH)),
     Requests("tournament", (OPERATOR,), (s.TOURNAMENT_CREATE, s.TOURNAMENT_CANCEL)),
     Requests("tournament", ("gateway", OPERATOR), (s.TOURNAMENT_LIST, s.TOURNAMENT_GET)),

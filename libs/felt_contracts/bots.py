@@ -1,7 +1,9 @@
 """Bots service messages: add bots to a table (`felt bots --table ID --level hard --count 3`)
 and report what each bot did.
 
-Subjects: `BOTS_ADD` (request/reply): `AddBots` -> `BotsStatus` (the bots added);
+Subjects: `BOTS_ADD` (request/reply): `AddBots` -> `BotsStatus` (the bots added; a host's bot at
+a private table carries the one-bot code the table gave it, `invite_code`);
+`BOTS_REMOVE` (request/reply): `RemoveBot` -> `BotsStatus` (the bot stopped, out of its seat);
 `BOTS_STATUS` (request/reply): `BotsQuery` -> `BotsStatus` (every bot of the service).
 """
 
@@ -20,6 +22,12 @@ class AddBots(Request):
     table_id: Annotated[str, Field(min_length=1, max_length=64)]
     level: Level = "normal"
     count: Annotated[int, Field(ge=1, le=9)] = 1
+    invite_code: Annotated[str, Field(max_length=64)] | None = None  # a host's bot: its pass to the table
+
+
+class RemoveBot(Request):
+    table_id: Annotated[str, Field(min_length=1, max_length=64)]
+    participant_id: Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class BotsQuery(Request):

@@ -158,4 +158,5 @@ TOURNAMENT_UNREGISTER = "felt.tournament.unregister"
 BOTS_QUEUE = "felt-bots"
 BOTS_ADD = "felt.bots.add"  # seat more bots at a table
 BOTS_STATUS = "felt.bots.status"  # every running bot and what it did
+BOTS_REMOVE = "felt.bots.remove"  # stop a bot a host added (it leaves its table)
 BOTS_MATCH = "felt.bots.match"  # the gateway: an agent's benchmark match against a bot level

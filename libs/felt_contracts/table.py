@@ -336,7 +336,9 @@ class Show(ParticipantCommand):
     hand_id: Annotated[str, Field(max_length=200)] | None = None
 
 
-HostControl = Literal["pause", "resume", "blinds", "approve", "decline", "remove", "close", "invite", "revoke"]
+HostControl = Literal[
+    "pause", "resume", "blinds", "approve", "decline", "remove", "close", "invite", "revoke", "bot_pass", "remove_bot"
+]
 
 
 class Host(ParticipantCommand):
@@ -344,7 +346,9 @@ class Host(ParticipantCommand):
     hands: sent while a hand runs, it is queued and applied when that hand ends, and the result's
     `status` says `now` or `next_hand`. `participant` names whom approve/decline/remove mean;
     `blinds` takes `small_blind`/`big_blind` (and `ante`; None keeps it); `invite` takes the new
-    code's `invite_hash` (the old code stops working, removed players may be invited again)."""
+    code's `invite_hash` (the old code stops working, removed players may be invited again);
+    `bot_pass` takes the hash of a code that seats one Felt bot (no invite, no approval needed);
+    `remove_bot` unseats a bot that came with a pass (banned from the table, its owner is not)."""
 
     type: Literal["host"] = "host"
     control: HostControl
@@ -511,6 +515,7 @@ class HostView(Message):
     pending_requests: tuple[SeatRequest, ...] = ()
     invite: bool = False  # an invite code works (the code itself is shown only when made)
     removed: tuple[str, ...] = ()  # participants removed (they may not sit again until a new invite)
+    bots: tuple[str, ...] = ()  # the Felt bots the host added (by their passes)
 
 
 class TableView(Message):

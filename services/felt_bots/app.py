@@ -6,6 +6,7 @@ playing through the gateway with `felt_client`."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 
@@ -16,7 +17,7 @@ from felt_bots.roster import identity, secret
 from felt_bots.settings import BotsSettings
 from felt_client import ApiError, FeltClient, Retry
 from felt_contracts import subjects
-from felt_contracts.bots import AddBots, BotsQuery, BotsStatus, Level
+from felt_contracts.bots import AddBots, BotsQuery, BotsStatus, Level, RemoveBot
 from felt_contracts.ladder import MatchResult, StartMatch
 from felt_runtime import catalog
 from felt_runtime.bus import BusError, responder
@@ -37,6 +38,7 @@ class Roster:
         self.var_dir = ctx.settings.var_dir
         self.bots: list[Bot] = []
         self.tasks: list[asyncio.Task] = []
+        self.added: dict[tuple[str, str], asyncio.Task] = {}  # (table, bot) -> the task playing it
         self.lock = asyncio.Lock()
 
     @property
@@ -44,10 +46,12 @@ class Roster:
         """The bots' owner password (made on first use, not when the service is assembled)."""
         return secret(self.var_dir)
 
-    async def add(self, table_id: str, level: Level, count: int) -> list[Bot]:
-        async with FeltClient(self.gateway_url) as lobby:
-            if not any(t["tableId"] == table_id for t in await lobby.tables(kind="agent")):
-                raise BusError(ErrorCode.NOT_FOUND, f"no table {table_id!r} admits agents", table_id=table_id)
+    async def add(self, table_id: str, level: Level, count: int, invite_code: str | None = None) -> list[Bot]:
+        """Seat `count` bots (`invite_code`: a host's pass for one, checked by the table itself)."""
+        if invite_code is None:
+            async with FeltClient(self.gateway_url) as lobby:
+                if not any(t["tableId"] == table_id for t in await lobby.tables(kind="agent")):
+                    raise BusError(ErrorCode.NOT_FOUND, f"no table {table_id!r} admits agents", table_id=table_id)
         async with self.lock:
             added = []
             for _ in range(count):
@@ -67,9 +71,11 @@ class Roster:
                     think_seconds=self.settings.think_seconds,
                     pause_seconds=self.settings.pause_seconds,
                     broke_recheck_seconds=self.settings.broke_recheck_seconds,
+                    invite_code=invite_code,
                 )
                 self.bots.append(bot)
-                self.tasks.append(asyncio.create_task(bot.run(), name=f"bot-{number}"))
+                self.tasks.append(task := asyncio.create_task(bot.run(), name=f"bot-{number}"))
+                self.added[(table_id, bot.participant_id)] = task
                 added.append(bot)
             return added
 
@@ -118,6 +124,18 @@ class Roster:
         for bot in self.bots:
             await bot.client.aclose()
 
+    async def remove(self, table_id: str, participant_id: str) -> BotsStatus:
+        """Stop a bot and give its seat back (a host removed it)."""
+        task = self.added.get((table_id, participant_id))
+        bot = next((b for b in self.bots if b.participant_id == participant_id and b.table_id == table_id), None)
+        if bot is None or task is None or task.done():
+            raise BusError(ErrorCode.NOT_FOUND, "no such bot at this table", participant_id=participant_id)
+        task.cancel()  # it stays listed (its number names its account), stopped
+        await asyncio.gather(task, return_exceptions=True)
+        with contextlib.suppress(ApiError, TimeoutError):
+            await asyncio.wait_for(bot.stand_up(), 5)
+        return BotsStatus(bots=[bot.info()])
+
     def status(self, table_id: str | None = None) -> BotsStatus:
         return BotsStatus(bots=[b.info() for b in self.bots if table_id is None or b.table_id == table_id])
 
@@ -151,10 +169,15 @@ def build(ctx: ServiceContext) -> None:
     async def add(req: AddBots) -> BotsStatus:
         """Seat `count` new bots of `level` at `table_id`."""
         try:
-            bots = await roster.add(req.table_id, req.level, req.count)
+            bots = await roster.add(req.table_id, req.level, req.count, req.invite_code)
         except ApiError as exc:
             raise BusError(ErrorCode.UNAVAILABLE, f"the gateway refused: {exc}") from None
         return BotsStatus(bots=[b.info() for b in bots])
+
+    @responder(ctx.broker, subjects.BOTS_REMOVE, RemoveBot, queue=subjects.BOTS_QUEUE, concurrency=1)
+    async def remove(req: RemoveBot) -> BotsStatus:
+        """Stop a bot a host removed from its table."""
+        return await roster.remove(req.table_id, req.participant_id)
 
     # one at a time: a match takes a free bot of its level
     @responder(ctx.broker, subjects.BOTS_MATCH, StartMatch, queue=subjects.BOTS_QUEUE, concurrency=1)

@@ -115,6 +115,10 @@ def view(st: HandState, seat: int, config: TableConfig) -> dict[str, Any]:
             "paused": None,
             "handsPlayed": 0,
             "closed": False,
+            "hostId": None,
+            "handsLeft": None,
+            "closesAt": None,
+            "host": None,
         }
     }
 

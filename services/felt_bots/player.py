@@ -53,6 +53,7 @@ class Bot:
     wait_seconds: float = 10.0  # long-poll
     broke_recheck_seconds: float = 30.0
     until_closed: bool = False  # a match bot: stop once the table has closed
+    invite_code: str | None = None  # a host's bot: the pass its table gave it
     tally: Tally = field(default_factory=Tally)
     seat: int | None = None
     cursor: int = 0
@@ -103,7 +104,7 @@ class Bot:
 
     async def look(self) -> None:
         """Read the view and do what it calls for: sit down, leave, act, or start a hand."""
-        view = await self.client.view(self.table_id)
+        view = await self.client.view(self.table_id, invite=self.invite_code)
         table = view.get("table") or {}
         self.seat = table.get("yourSeatId")
         if self.until_closed and table.get("closed"):
@@ -132,7 +133,7 @@ class Bot:
                 return False
             buy_in = min(available, config["maxBuyIn"])
         try:
-            joined = await self.client.join(self.table_id, buy_in=buy_in)
+            joined = await self.client.join(self.table_id, buy_in=buy_in, invite_code=self.invite_code)
         except ApiError as exc:
             if exc.code in ("table_full", "insufficient_funds", "limit_exceeded", "frozen", "chips_in_play"):
                 return False  # looked at again later

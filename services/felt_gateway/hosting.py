@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
+from felt_contracts.bots import AddBots, BotsStatus, RemoveBot
 from felt_contracts.table import (
     CreateTable,
     Host,
@@ -37,6 +38,8 @@ from felt_gateway.auth import Who
 from felt_gateway.poker import BUS, TABLE, IdemKey, bus, lobby_entry, router
 from felt_gateway.schemas import (
     BlindsBody,
+    BotBody,
+    BotOut,
     CreatedTableOut,
     CreateTableBody,
     HostControlOut,
@@ -311,3 +314,40 @@ async def host_blinds(
         big_blind=body.big_blind,
         ante=body.ante,
     )
+
+
+@router.post(
+    "/tables/{table_id}/host/bots",
+    status_code=201,
+    response_model=BotOut,
+    summary="Seat a Felt bot",
+    responses=refusals(*HOST),
+)
+async def add_bot(request: Request, table_id: str, body: BotBody, who: Who) -> dict[str, Any]:
+    """A Felt bot of `level` takes an empty seat (it plays through this API like any agent; at a
+    private or approval table the table gives it a pass of its own). Its `participantId` names it
+    for `DELETE .../host/bots/{participantId}`."""
+    code = new_code()
+    await control(request, who, table_id, "bot_pass", None, invite_hash=invite_hash(code))
+    added = AddBots(table_id=table_id, level=body.level, count=1, invite_code=code)
+    status: BotsStatus = await bus(request).call(subjects.BOTS_ADD, added, BotsStatus, timeout=30)
+    bot = status.bots[0]
+    return {"participantId": bot.participant_id, "name": bot.name, "level": bot.level}
+
+
+@router.delete(
+    "/tables/{table_id}/host/bots/{participant_id}",
+    response_model=HostControlOut,
+    summary="Remove a Felt bot",
+    responses=refusals(*HOST),
+)
+async def remove_bot(request: Request, table_id: str, participant_id: str, who: Who) -> dict[str, Any]:
+    """The bot leaves (cashed out like any leave; during a hand, once it ends) and stops."""
+    done = await control(request, who, table_id, "remove_bot", None, participant=participant_id)
+    try:
+        await bus(request).call(
+            subjects.BOTS_REMOVE, RemoveBot(table_id=table_id, participant_id=participant_id), BotsStatus
+        )
+    except BusError:  # gone already, or the bots service is away: the table refuses the bot's return
+        pass
+    return done

@@ -477,6 +477,18 @@ class ParticipantBody(Body):
     participant_id: Annotated[str, Field(min_length=1, max_length=200)]
 
 
+class BotBody(Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"level": "hard"}]})
+
+    level: Literal["easy", "normal", "hard"] = "normal"
+
+
+class BotOut(BaseModel):
+    participantId: str
+    name: str
+    level: Literal["easy", "normal", "hard"]
+
+
 class HostControlOut(BaseModel):
     applied: Literal["now", "next_hand"] = Field(description="`next_hand`: queued until the hand in progress ends")
     seq: int

@@ -273,10 +273,10 @@ class FeltClient:
 
     # --- play ----------------------------------------------------------------------------------
 
-    async def view(self, table_id: str) -> dict[str, Any]:
-        """`GET /tables/{id}` as returned (`{"table": {...}}`), after sitting down again if a
-        seat this client holds was cleared by a restart of the table."""
-        body = await self.request("GET", f"{POKER}/tables/{table_id}")
+    async def view(self, table_id: str, invite: str | None = None) -> dict[str, Any]:
+        """`GET /tables/{id}` as returned (`{"table": {...}}`; `invite`: a private table's code),
+        after sitting down again if a seat this client holds was cleared by a restart of the table."""
+        body = await self.request("GET", f"{POKER}/tables/{table_id}", params=_given(invite=invite) or None)
         table = body.get("table") or {}
         if table_id in self.seats and table.get("yourSeatId") is None:
             if await self._rejoin(table_id):

@@ -107,6 +107,34 @@ async def remove(table: Table, command: Host) -> str:
     return applied
 
 
+async def bot_pass(table: Table, command: Host) -> str:
+    """A code that seats one Felt bot (its hash): the bots service joins with it."""
+    if command.invite_hash is None:
+        raise BusError(ErrorCode.MALFORMED, "bot_pass needs the code's hash", field="invite_hash")
+    table.hosting.passes.setdefault(command.invite_hash, None)
+    await hosting.save(table)
+    return "now"
+
+
+async def remove_bot(table: Table, command: Host) -> str:
+    """A bot the host added leaves (cashed out like any leave) and may not come back; the bots'
+    owner, shared by every Felt bot, is not banned."""
+    passes = table.hosting.passes
+    used = next((code for code, pid in passes.items() if pid is not None and pid == command.participant), None)
+    if used is None or command.participant is None:
+        raise BusError(ErrorCode.NOT_FOUND, "no bot of yours by this id", field="participantId")
+    del passes[used]
+    if command.participant not in table.hosting.removed:
+        table.hosting.removed.append(command.participant)
+    seat = table.seat_of(command.participant)
+    applied = "now"
+    if seat is not None and not seat.leaving:
+        applied = "now" if await seating.leave_seat(table, seat, "removed") == "left" else "next_hand"
+    table.emit("player_removed", participant_id=command.participant)
+    await hosting.save(table)
+    return applied
+
+
 async def close(table: Table, command: Host) -> str:
     await closing.request(table, "host")
     return "now" if table.closed else "next_hand"
@@ -137,6 +165,8 @@ CONTROLS: dict[str, Callable[[Table, Host], Awaitable[str]]] = {
     "close": close,
     "invite": invite,
     "revoke": revoke,
+    "bot_pass": bot_pass,
+    "remove_bot": remove_bot,
 }
 
 

@@ -66,10 +66,13 @@ async def join(table: Table, command: Join) -> TableResult:
     if (
         table.config.approval
         and not hosting.is_host(table, command.participant_id)
+        and not hosting.by_pass(table, command)
         and not table.seat_of(command.participant_id)
     ):
         return await requests.ask(table, command)
-    return await take_seat(table, command)
+    result = await take_seat(table, command)
+    await hosting.seated(table, command)
+    return result
 
 
 async def take_seat(table: Table, command: Join) -> TableResult:

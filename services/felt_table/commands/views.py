@@ -81,6 +81,7 @@ def host_view(table: Table) -> HostView:
         ),
         invite=table.hosting.invite_hash is not None,
         removed=tuple(table.hosting.removed),
+        bots=tuple(pid for pid in table.hosting.passes.values() if pid is not None),
     )
 
 

@@ -12,6 +12,7 @@ class Hosting(BaseModel):
     invite_hash: str | None = None
     removed: list[str] = Field(default_factory=list)  # participant and owner ids that may not sit again
     pending: list[Join] = Field(default_factory=list)  # requests to sit, oldest first
+    passes: dict[str, str | None] = Field(default_factory=dict)  # a bot's pass hash -> the bot it seated
     closed: bool = False
 
     def pending_of(self, pid: str) -> Join | None:

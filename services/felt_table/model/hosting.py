@@ -27,7 +27,15 @@ def may_see(table: Table, viewer: str | None, invite: str | None) -> bool:
         return True
     if viewer is not None and (table.seat_of(viewer) is not None or table.hosting.pending_of(viewer) is not None):
         return True
-    return invite is not None and invite == table.hosting.invite_hash
+    return invite is not None and (invite == table.hosting.invite_hash or invite in table.hosting.passes)
+
+
+def by_pass(table: Table, command: Join) -> bool:
+    """A Felt bot the host added: its pass seats it (and only it) with no invite or approval."""
+    hashed = command.invite_hash
+    if hashed is None or hashed not in table.hosting.passes:
+        return False
+    return table.hosting.passes[hashed] in (None, command.participant_id)
 
 
 def unknown_table(table: Table) -> BusError:
@@ -39,6 +47,8 @@ def admit(table: Table, command: Join) -> None:
     """A join at a hosted table: the invite of a private table, and no removed player."""
     if is_host(table, command.participant_id) or table.config.host_id is None:
         return
+    if by_pass(table, command):
+        return
     if table.config.visibility is Visibility.PRIVATE and table.hosting.pending_of(command.participant_id) is None:
         if command.invite_hash is None:
             raise unknown_table(table)
@@ -46,6 +56,13 @@ def admit(table: Table, command: Join) -> None:
             raise BusError(ErrorCode.INVITE_INVALID, "this invite code is wrong or was revoked", field="inviteCode")
     if command.participant_id in table.hosting.removed or command.owner_id in table.hosting.removed:
         raise BusError(ErrorCode.FORBIDDEN, "the host removed you from this table", reason="removed")
+
+
+async def seated(table: Table, command: Join) -> None:
+    """A bot's pass is its own once it sat down with it."""
+    if by_pass(table, command) and command.invite_hash is not None:
+        table.hosting.passes[command.invite_hash] = command.participant_id
+        await save(table)
 
 
 async def save(table: Table) -> None:
