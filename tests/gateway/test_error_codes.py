@@ -519,6 +519,8 @@ HOSTING = {
     "hostBlinds": ("post", "/host/blinds", {"smallBlind": 2, "bigBlind": 4}, {"smallBlind": 3, "bigBlind": 6}),
     "rotateInvite": ("post", "/invite", None, None),
     "revokeInvite": ("delete", "/invite", None, None),
+    "addBot": ("post", "/host/bots", {"level": "easy"}, {"level": "hard"}),
+    "removeBot": ("delete", "/host/bots/p1", None, None),
 }
 
 
