@@ -162,6 +162,8 @@ class NameBody(Body):
 
 
 class NameOut(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"participantId": "3f2a9c1e0b7d4e8a", "name": "Ada"}]})
+
     participant_id: str
     name: str
 
@@ -176,12 +178,32 @@ class LoginBody(Body):
 
 
 class SignedUp(Out):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"ownerId": "9b1d4c7e2a6f3d80", "participantId": "3f2a9c1e0b7d4e8a", "screenName": "Ada"}]
+        }
+    )
+
     owner_id: str
     participant_id: str  # the owner's HUMAN participant
     screen_name: str  # chosen, or generated when the sign-up named none
 
 
 class LoggedIn(Out):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "token": "felt_t_…",
+                    "tokenType": "bearer",
+                    "expiresAt": "2030-01-01T00:00:00Z",
+                    "ownerId": "9b1d4c7e2a6f3d80",
+                    "participantId": "3f2a9c1e0b7d4e8a",
+                }
+            ]
+        }
+    )
+
     token: str
     token_type: Literal["bearer"] = "bearer"
     expires_at: datetime
@@ -212,6 +234,14 @@ class AgentBody(Body):
 
 
 class AgentKey(Out):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"participantId": "5c8e1f2a7b3d9e04", "name": "my-bot", "kind": "AGENT", "apiKey": "felt_ak_…"}
+            ]
+        }
+    )
+
     participant_id: str
     name: str
     kind: Literal["AGENT"] = "AGENT"
@@ -219,6 +249,8 @@ class AgentKey(Out):
 
 
 class Revoked(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"participantId": "5c8e1f2a7b3d9e04", "revoked": 1}]})
+
     participant_id: str
     revoked: int
 
@@ -359,6 +391,12 @@ class TableEnvelope(BaseModel):
 
 
 class CommandOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"status": "seated", "seq": 12, "seat": 3, "buyIn": 100, "table": None, "replayed": False}]
+        }
+    )
+
     status: str
     seq: int
     seat: int | None = None

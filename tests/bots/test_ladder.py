@@ -106,6 +106,8 @@ async def test_bad_input_is_refused_with_the_field_and_matches_are_capped(room: 
         first = await agent.start_match("easy", 20, idempotency_key="bench-1")
         again = await agent.start_match("easy", 20, idempotency_key="bench-1")
         assert again["matchId"] == first["matchId"] and again["tableId"] == first["tableId"]
+        err = await refusal(agent.start_match("hard", 20, idempotency_key="bench-1"))  # the key, other terms
+        assert (err.status, err.code) == (409, "conflict")
         await agent.start_match("normal", 20)
         err = await refusal(agent.start_match("hard", 20))  # FELT_TABLE_MATCHES_PER_DAY is 2 here
         assert (err.status, err.code, err.details.get("reason")) == (403, "limit_exceeded", "matches_per_day")

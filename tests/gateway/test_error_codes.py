@@ -620,8 +620,8 @@ async def _(room: Room) -> Response:  # a person's token: a match is an agent's
 
 #: listed codes this room cannot reach, and where they are reached instead
 ELSEWHERE = {
-    ("startMatch", "conflict"): "the bots service answers it (not in this room)",
-    ("startMatch", "limit_exceeded"): "the bots service answers it (not in this room)",
+    ("startMatch", "conflict"): "tests/bots/test_ladder.py: a room with the bots service",
+    ("startMatch", "limit_exceeded"): "tests/bots/test_ladder.py: a room with the bots service",
     **{
         ("hostApprove", code): "approve seats through the join's own checks: join's cases reach each"
         for code in (

@@ -71,6 +71,14 @@ def test_each_route_lists_only_its_codes_typed_with_examples() -> None:
     assert len(every) > 20
 
 
+def test_accounts_and_commands_answer_with_examples() -> None:
+    """What an SDK shows first: the accounts' answers and a table command's."""
+    spec = make(Settings())[0].openapi()
+    schemas = spec["components"]["schemas"]
+    for name in ("SignedUp", "LoggedIn", "AgentKey", "NameOut", "Revoked", "CommandOut"):
+        assert schemas[name].get("examples"), name
+
+
 def test_request_bodies_have_examples() -> None:
     spec = make(Settings())[0].openapi()
     schemas = spec["components"]["schemas"]
