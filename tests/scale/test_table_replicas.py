@@ -91,32 +91,34 @@ async def retry(fn, timeout: float = 20.0):
             await asyncio.sleep(0.2)
 
 
+def start_replicas(runner: ServiceRunner, db: str) -> dict[str, Any]:
+    """Wallet, limits, timer and two table replicas (`ra`, `rb`) on a migrated database."""
+    # as the migration Job does before the Deployments: two replicas starting together on
+    # an empty database would both create its tables
+    env = {**os.environ, "FELT_DATABASE_URL": db}
+    subprocess.run(
+        [sys.executable, "-m", "felt_runtime.cli", "migrate"], env=env, check=True, capture_output=True, timeout=120
+    )
+    for name in ("wallet", "limits", "timer"):
+        runner.start(name, database_url=db, ready=False, **TABLE_ENV)
+    for proc in runner.running:
+        proc.wait_ready()
+    replicas = {
+        rid: runner.start("table", database_url=db, ready=False, felt_table_replica_id=rid, **REPLICA)
+        for rid in ("ra", "rb")
+    }
+    for proc in replicas.values():
+        proc.wait_ready()
+    return replicas
+
+
 async def test_two_replicas_spread_tables_and_take_over_a_killed_one(redis_url: str, tmp_path: Path) -> None:
     with nats_server(tmp_path / "nats") as url:
         runner = ServiceRunner(url, redis_url, tmp_path)
         db = f"sqlite+aiosqlite:///{tmp_path / 'felt.sqlite'}"
         nc = await nats.connect(url)
         try:
-            # as the migration Job does before the Deployments: two replicas starting together on
-            # an empty database would both create its tables
-            env = {**os.environ, "FELT_DATABASE_URL": db}
-            subprocess.run(
-                [sys.executable, "-m", "felt_runtime.cli", "migrate"],
-                env=env,
-                check=True,
-                capture_output=True,
-                timeout=120,
-            )
-            for name in ("wallet", "limits", "timer"):
-                runner.start(name, database_url=db, ready=False, **TABLE_ENV)
-            for proc in runner.running:
-                proc.wait_ready()
-            replicas = {
-                rid: runner.start("table", database_url=db, ready=False, felt_table_replica_id=rid, **REPLICA)
-                for rid in ("ra", "rb")
-            }
-            for proc in replicas.values():
-                proc.wait_ready()
+            replicas = start_replicas(runner, db)
             bus = make_broker(url, "replica-test")
             await bus.connect()
             probe = Probe()
