@@ -1,23 +1,39 @@
 """A home game in the page: a person creates a private hold'em table limited to 20 hands (a bad
 field refused next to its input), copies the invite link; a friend opens it and asks to sit,
-the host approves; they play, the host raises the blinds between two hands and both see it;
-after hand 20 the table closes and both sessions show their net. Someone not invited finds the
-table neither in the lobby nor by its id."""
+the host approves and adds a Hard bot; they play, the host raises the blinds between two hands
+and both see it; after hand 20 the table closes and both sessions show their net. Someone not
+invited finds the table neither in the lobby nor by its id."""
 
 from __future__ import annotations
 
 import re
 import time
 
+from collections.abc import Iterator
+
 import httpx
+import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import shot
 from tests.browser.people import Person
+from tests.support.gateway import Stack
+from tests.support.services import ServiceProcess
 
 HANDS = 20
 BLINDS_FROM = 4  # the host raises the blinds once this many hands are over
 CALL_AT_MOST = 8  # a person calls up to this much, else folds: nobody busts before the limit
+
+
+@pytest.fixture(scope="module")
+def bots(room: Stack) -> Iterator[ServiceProcess]:
+    """The bots service, seating none by itself: the host adds one."""
+    proc = room.runner.start(
+        "bots", FELT_BOTS="0", FELT_BOTS_GATEWAY_URL=room.url, FELT_BOTS_THINK_SECONDS="0.2", ready=False
+    )
+    proc.wait_ready(timeout=90)  # a loaded machine imports slowly
+    yield proc
+    proc.stop()
 
 
 def host_a_table(host: Person) -> str:
@@ -99,7 +115,7 @@ def play(pair: tuple[Person, Person], until, timeout: float) -> None:
         pair[0].page.wait_for_timeout(150)
 
 
-def test_a_private_home_game_from_the_invite_to_the_last_hand(people, room):
+def test_a_private_home_game_from_the_invite_to_the_last_hand(people, room, bots):
     host, guest, stranger = people("hana"), people("gus"), people("sam")
     host.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     for p in (host, guest, stranger):
@@ -132,6 +148,11 @@ def test_a_private_home_game_from_the_invite_to_the_last_hand(people, room):
     expect(guest.page.locator(".seat.mine")).to_be_visible()
     expect(panel.locator("#host-requests")).to_contain_text("Nobody is waiting")
 
+    # --- a Hard bot ----------------------------------------------------------------------------
+    panel.get_by_label("bot level").select_option("hard")
+    panel.get_by_role("button", name="add a bot").click()
+    expect(host.page.locator(".seat:not(.empty)")).to_have_count(3)
+    expect(panel.get_by_role("button", name=re.compile("^remove bot "))).to_have_count(1)
     assert host.unnamed_controls() == []
     shot(host, "host-panel")
 
@@ -168,9 +189,9 @@ def test_a_private_home_game_from_the_invite_to_the_last_hand(people, room):
         assert p.errors == []
 
 
-def test_the_host_pauses_removes_revokes_and_closes(people, room):
-    """At a private table where nobody deals yet: pause and resume, a player removed (who cannot sit
-    again), the invite revoked (the link stops working), the table closed."""
+def test_the_host_pauses_removes_revokes_and_closes(people, room, bots):
+    """At a private table where nobody deals yet: pause and resume, a bot added and removed, a player
+    removed (who cannot sit again), the invite revoked (the link stops working), the table closed."""
     host, guest, late = people("ida"), people("joe"), people("kim")
     for p in (host, guest, late):
         p.sign_up()
@@ -198,6 +219,13 @@ def test_the_host_pauses_removes_revokes_and_closes(people, room):
     for p in (host, guest):
         expect(p.page.locator("#table-left")).not_to_contain_text("paused")
         expect(p.page.locator("#table-log")).to_contain_text("The host resumed the game")
+
+    panel.get_by_label("bot level").select_option("easy")
+    panel.get_by_role("button", name="add a bot").click()
+    expect(page.locator(".seat:not(.empty)")).to_have_count(3)
+    panel.get_by_role("button", name=re.compile("^remove bot ")).click()
+    expect(page.locator(".seat:not(.empty)")).to_have_count(2)
+    expect(panel.get_by_role("button", name=re.compile("^remove bot "))).to_have_count(0)
 
     panel.get_by_role("button", name=f"remove {guest.screen_name}").click()
     expect(guest.page.locator("#table-log")).to_contain_text(f"The host removed {guest.screen_name}")

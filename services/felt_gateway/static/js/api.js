@@ -58,6 +58,7 @@ export const api = {
   /** Over REST: the one join that carries an invite code; at an approval table it answers `pending`. */
   join: (tableId, body) => post(`${tablePath(tableId)}/join`, body),
   host: (tableId, control, body = {}) => post(`${tablePath(tableId)}/host/${control}`, body),
+  removeBot: (tableId, participantId) => request("DELETE", `${tablePath(tableId)}/host/bots/${encodeURIComponent(participantId)}`),
   rotateInvite: (tableId) => post(`${tablePath(tableId)}/invite`),
   revokeInvite: (tableId) => request("DELETE", `${tablePath(tableId)}/invite`),
   hands: (tableId) => get(`${tablePath(tableId)}/hands?limit=10`),

@@ -1,6 +1,6 @@
 // The host's panel at their table: pause / resume, the stakes of the next hand, requests to
-// sit (accept / decline), removing a player, the invite link (rotate / revoke) and closing the
-// table. Every control takes effect between hands; the room
+// sit (accept / decline), removing a player, Felt bots of a level in and out, the invite link
+// (rotate / revoke) and closing the table. Every control takes effect between hands; the room
 // answers `applied: "now"` or `"next_hand"` and the panel says which.
 
 import { api } from "./api.js";
@@ -8,6 +8,7 @@ import { $, fill, h } from "./dom.js";
 import { codeFor, inviteLink, remember } from "./invite.js";
 
 const CONFIRM_MS = 5000;
+const LEVELS = [["easy", "Easy"], ["normal", "Normal"], ["hard", "Hard"]];
 
 export class HostPanel {
   constructor(root, { notify, refresh }) {
@@ -40,6 +41,7 @@ export class HostPanel {
       this.stakesForm(c),
       this.requests(host.pendingRequests || []),
       this.players(view),
+      this.addBot(),
       this.invite(view),
       h("div", { class: "host-block" }, h("button", { id: "host-close", class: "danger", "aria-label": "close the table", onclick: (ev) => this.close(ev.currentTarget) }, "Close table")));
   }
@@ -71,11 +73,23 @@ export class HostPanel {
   }
 
   players(view) {
-    const rows = view.seats.filter((s) => s.participantId !== view.hostId).map((s) => h("li", {},
-      h("span", {}, `Seat ${s.seat}: ${s.name || s.participantId}`),
-      h("button", { class: "danger", "aria-label": `remove ${s.name}`, onclick: () => this.send("remove", { participantId: s.participantId }, `${s.name} is removed.`) }, "Remove")));
+    const bots = new Set(view.host.bots || []);
+    const rows = view.seats.filter((s) => s.participantId !== view.hostId).map((s) => {
+      const bot = bots.has(s.participantId);
+      return h("li", {}, h("span", {}, `Seat ${s.seat}: ${s.name || s.participantId}`, bot ? " (Felt bot)" : ""),
+        bot
+          ? h("button", { class: "danger", "aria-label": `remove bot ${s.name}`, onclick: () => this.run(api.removeBot(this.tableId, s.participantId), `${s.name} leaves the table.`) }, "Remove bot")
+          : h("button", { class: "danger", "aria-label": `remove ${s.name}`, onclick: () => this.send("remove", { participantId: s.participantId }, `${s.name} is removed.`) }, "Remove"));
+    });
     return h("div", { class: "host-block" }, h("h4", {}, "Players"),
       h("ul", { class: "plain host-list" }, rows.length ? rows : h("li", { class: "muted" }, "Nobody else sits here yet.")));
+  }
+
+  addBot() {
+    const level = h("select", { "aria-label": "bot level" }, LEVELS.map(([value, label]) => h("option", { value }, label)));
+    const add = () => this.run(api.host(this.tableId, "bots", { level: level.value }), `A ${level.value} bot takes a seat.`);
+    return h("div", { class: "host-block" }, h("h4", {}, "Felt bots"),
+      h("div", { class: "host-row" }, level, h("button", { "aria-label": "add a bot", onclick: add }, "Add bot")));
   }
 
   invite(view) {
@@ -118,10 +132,14 @@ export class HostPanel {
     setTimeout(() => { delete button.dataset.armed; button.textContent = "Close table"; }, CONFIRM_MS);
   }
 
-  /** One control; `said` is what the host is told, with when it applies. */
-  async send(control, body, said) {
+  send(control, body, said) {
+    this.run(api.host(this.tableId, control, body), said);
+  }
+
+  /** One control's answer; `said` is what the host is told, with when it applies. */
+  async run(call, said) {
     let out;
-    try { out = await api.host(this.tableId, control, body); } catch (err) { this.notify(err.message, "error"); return; }
+    try { out = await call; } catch (err) { this.notify(err.message, "error"); return; }
     const when = out?.applied === "next_hand" ? " when this hand ends." : ".";
     this.notify(said.replace(/\.$/, "") + when);
     this.shape = null;
