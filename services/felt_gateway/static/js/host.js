@@ -76,7 +76,7 @@ export class HostPanel {
     const bots = new Set(view.host.bots || []);
     const rows = view.seats.filter((s) => s.participantId !== view.hostId).map((s) => {
       const bot = bots.has(s.participantId);
-      return h("li", {}, h("span", {}, `Seat ${s.seat}: ${s.name || s.participantId}`, bot ? " (Felt bot)" : ""),
+      return h("li", {}, h("span", {}, `Seat ${s.seat}: ${s.name || s.participantId}`),
         bot
           ? h("button", { class: "danger", "aria-label": `remove bot ${s.name}`, onclick: () => this.run(api.removeBot(this.tableId, s.participantId), `${s.name} leaves the table.`) }, "Remove bot")
           : h("button", { class: "danger", "aria-label": `remove ${s.name}`, onclick: () => this.send("remove", { participantId: s.participantId }, `${s.name} is removed.`) }, "Remove"));
