@@ -1,5 +1,5 @@
-"""The lobby as a newcomer sees it: sign up, the tables with their live seat counts, the
-balance, sessions, a bot's API key shown once; log out and in again."""
+"""The lobby as a newcomer sees it: sign up, the tables with their live seat counts and what is
+left of a limited one, the balance, sessions, a bot's API key shown once; log out and in again."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import re
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import httpx
 from faststream.nats import NatsBroker
@@ -23,6 +24,7 @@ from tests.browser.people import PASSWORD
 def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     table_id = new_table(name="Lobby test 1/2")
     humans = new_table(name="People only 1/2", admission="HUMANS_ONLY")
+    limited = new_table(name="Short game 1/2", max_hands=10, closes_at=datetime.now(UTC) + timedelta(minutes=30))
     alice = people("alice")
     alice.sign_up()
     page = alice.page
@@ -37,6 +39,8 @@ def test_sign_up_lobby_balance_bot_key_and_log_out(people, new_table):
     expect(row).to_contain_text("20–100")
     expect(row.locator(".seats-taken")).to_have_text("0/6")
     expect(page.locator(f'#tables tr[data-table-id="{humans}"] .admission')).to_have_text("People only")
+    left = page.locator(f'#tables tr[data-table-id="{limited}"] .left')
+    expect(left).to_have_text(re.compile(r"^10 hands left · (29|30) min left$"))
     assert alice.unnamed_controls() == []
     shot(alice, "lobby")
 
