@@ -15,7 +15,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import shot
+from tests.browser.conftest import PHONE, shot
 from tests.browser.people import Person
 from tests.support.gateway import Stack
 from tests.support.services import ServiceProcess
@@ -116,7 +116,7 @@ def play(pair: tuple[Person, Person], until, timeout: float) -> None:
 
 
 def test_a_private_home_game_from_the_invite_to_the_last_hand(people, room, bots):
-    host, guest, stranger = people("hana"), people("gus"), people("sam")
+    host, guest, stranger = people("hana"), people("gus", PHONE), people("sam")
     host.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     for p in (host, guest, stranger):
         p.sign_up()
@@ -141,6 +141,7 @@ def test_a_private_home_game_from_the_invite_to_the_last_hand(people, room, bots
     expect(guest.page).to_have_url(re.compile(rf"/#/table/{table_id}$"))
     guest.page.get_by_role("button", name="sit down").click()
     expect(guest.page.locator("#seat-controls")).to_contain_text("Waiting for the host's approval")
+    shot(guest, "waiting-for-approval")
     panel = host.page.get_by_label("host controls")
     expect(panel.locator("#host-requests")).to_contain_text(guest.screen_name)
     expect(host.page.locator("#table-log")).to_contain_text(f"{guest.screen_name} asks to sit")
