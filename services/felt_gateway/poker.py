@@ -512,7 +512,10 @@ TableQuery = Annotated[
     response_class=PlainTextResponse,
     summary="A hand history as PHH",
     responses={
-        200: {"content": {"text/plain": {}}, "description": "PHH (TOML) text, redacted for you"},
+        200: {
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "PHH (TOML) text, redacted for you",
+        },
         **refusals(*TABLE),
     },
 )

@@ -51,6 +51,8 @@ def test_each_route_lists_only_its_codes_typed_with_examples() -> None:
             assert codes and all(status_for(c) == int(status) for c in codes), (where, status, codes)
             assert set(media["examples"]) == set(codes), where
             every |= set(codes)
+        for status, response in op["responses"].items():  # every answer's body has its type
+            assert all("schema" in media for media in response.get("content", {}).values()), (where, status)
         if "security" not in op and op["operationId"] != "logIn":  # a public route (a wrong password is 401)
             assert not {"401", "403"} & set(op["responses"]), where
         else:
