@@ -334,3 +334,15 @@ async def test_felt_client_creates_hosts_and_joins_by_invite_with_keys_on_its_po
         assert fresh["inviteCode"] != made["inviteCode"]
         assert (await hosting.revoke_invite(table_id)) == {"revoked": True}
         assert (await hosting.host(table_id, "close"))["applied"] == "now"
+
+
+async def test_the_bot_routes_are_the_hosts_and_need_the_bots_service(stack, http, bus) -> None:
+    """The bots play in tests/bots/test_host_bots.py; this room runs no bots service."""
+    host, stranger = await sign_up(http), await sign_up(http)
+    table_id = (await created(http, host, rulesVersion="nlhe-1"))["table"]["tableId"]
+    bots = f"{base(table_id)}/host/bots"
+    refused(await http.post(bots, json={"level": "hard"}, headers=stranger["headers"]), 403, "not_host")
+    refused(await http.delete(f"{bots}/someone", headers=stranger["headers"]), 403, "not_host")
+    refused(await http.delete(f"{bots}/someone", headers=host["headers"]), 404, "not_found", "participantId")
+    refused(await http.post(bots, json={"level": "hard"}, headers=host["headers"]), 503, "unavailable")
+    await close(http, host, table_id)
