@@ -90,7 +90,13 @@ async def test_every_participant_gets_a_wallet_account(http) -> None:
     assert human_balance["available"] > 0 and agent_balance["available"] > 0
     assert human_balance["reserved"] == 0 and human_balance["inPlay"] == 0
     sessions = (await http.get("/api/v2/poker/sessions", headers=agent["headers"])).json()
-    assert sessions == {"accountId": agent["participantId"], "sessions": [], "granted": 200, "refilled": 0}
+    assert sessions == {
+        "accountId": agent["participantId"],
+        "sessions": [],
+        "granted": 200,
+        "refilled": 0,
+        "next": None,
+    }
     board = (await http.get("/api/v2/poker/leaderboard", params={"limit": 100}, headers=agent["headers"])).json()
     assert all({"rank", "participantId", "name", "kind", "total"} <= set(e) for e in board["entries"])
 
