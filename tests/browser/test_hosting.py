@@ -192,7 +192,8 @@ def test_a_private_home_game_from_the_invite_to_the_last_hand(people, room, bots
 
 def test_the_host_pauses_removes_revokes_and_closes(people, room, bots):
     """At a private table where nobody deals yet: pause and resume, a bot added and removed, a player
-    removed (who cannot sit again), the invite revoked (the link stops working), the table closed."""
+    removed (who cannot sit again), the invite revoked (the link stops working) and made again, a
+    request to sit declined, the table closed."""
     host, guest, late = people("ida"), people("joe"), people("kim")
     for p in (host, guest, late):
         p.sign_up()
@@ -202,6 +203,7 @@ def test_the_host_pauses_removes_revokes_and_closes(people, room, bots):
     form.get_by_label("table name").fill("Ida's quiet table")
     form.get_by_label("start mode").select_option("EXPLICIT")
     form.get_by_label("private: by invite link only").check()
+    form.get_by_label("require approval").check()
     form.get_by_role("button", name="create the table").click()
     link = page.get_by_label("invite link", exact=True).input_value()
     page.get_by_role("button", name="go to your table").click()
@@ -209,7 +211,9 @@ def test_the_host_pauses_removes_revokes_and_closes(people, room, bots):
     expect(panel).to_be_visible()
 
     guest.page.goto(link)
-    guest.sit_down()  # no approval asked: seated at once
+    guest.page.get_by_role("button", name="sit down").click()
+    panel.get_by_role("button", name=f"accept {guest.screen_name}").click()
+    expect(guest.page.locator(".seat.mine")).to_be_visible()
     expect(panel).to_contain_text(guest.screen_name)
 
     panel.get_by_role("button", name="pause the game").click()
@@ -240,6 +244,17 @@ def test_the_host_pauses_removes_revokes_and_closes(people, room, bots):
     late.page.goto(link)
     expect(late.page.locator("#toast")).to_contain_text("This invite link does not work")
     expect(late.page).to_have_url(re.compile(r"/#/lobby$"))
+    panel.get_by_role("button", name="make a new invite link").click()
+    fresh = panel.get_by_label("invite link", exact=True)
+    expect(fresh).to_have_value(re.compile(r"/t/[A-Za-z0-9_-]{16,}$"))
+    assert fresh.input_value() != link
+    late.page.goto(fresh.input_value())
+    expect(late.page.locator("#table-title")).to_have_text("Ida's quiet table")
+    late.page.get_by_role("button", name="sit down").click()
+    expect(late.page.locator("#seat-controls")).to_contain_text("Waiting for the host's approval")
+    panel.get_by_role("button", name=f"decline {late.screen_name}").click()
+    expect(late.page.locator("#toast")).to_contain_text("The host declined your request to sit.")
+    expect(late.page.locator("#seat-controls")).to_contain_text("You are watching.")
 
     close = panel.get_by_role("button", name="close the table")
     close.click()
