@@ -15,7 +15,7 @@ from fastapi.responses import Response
 from fastapi.telemetry import TelemetryConfig
 
 from felt_contracts.base import new_id
-from felt_gateway import accounts, auth, errors, ladder, openapi, pages, poker, ws
+from felt_gateway import accounts, auth, errors, ladder, openapi, pages, poker, tournaments, ws
 from felt_gateway import hosting  # noqa: F401 - its routes (hosted tables) join poker.router
 from felt_gateway.clients import Bus
 from felt_gateway.hub import Hub
@@ -140,8 +140,9 @@ def make(settings: Settings, gw: GatewaySettings | None = None) -> tuple[FastAPI
     app.include_router(poker.router)  # the busier of the two first (disjoint prefixes: order is only cost)
     app.include_router(accounts.router)
     app.include_router(ladder.router)
+    app.include_router(tournaments.router)
     app.add_api_websocket_route("/ws", ws.endpoint)
-    auth.document(app, poker.router, accounts.router, ladder.router)
+    auth.document(app, poker.router, accounts.router, ladder.router, tournaments.router)
     openapi.install(app)
 
     def http(probe: Callable[[], Awaitable[Probe]]) -> Callable[[], Awaitable[Response]]:

@@ -1,11 +1,12 @@
-"""A Sit & Go plays to the end through the real stack: wallet, limits, timer, table and the
-tournament service as processes on the session's NATS (permissions on), the players acting on
-the table's bus commands with a simple strategy and one of them absent throughout."""
+"""A Sit & Go plays to the end through the real stack: wallet, limits, timer, table, tournament
+and gateway as processes on the session's NATS (permissions on); six agents register and play
+over REST (felt_client) with a simple strategy, one of them absent throughout."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -14,13 +15,16 @@ import pytest
 import sqlalchemy as sa
 
 from felt_contracts import subjects
-from felt_contracts.table import Act, GetEvents, GetView, SitOut, TableRequest, TableResult, TableView
+from felt_client import FeltClient
+from felt_client.errors import ApiError
+from felt_client import Retry
+from felt_contracts.table import GetEvents, TableRequest, TableResult
 from felt_contracts.tournament import GetTournament, Level, PayoutTier, TournamentView
 from felt_contracts.wallet import ChipsMoved, ChipsRetire
-from felt_runtime.bus import BusError, call
+from felt_runtime.bus import call
 from felt_runtime.db import create_engine
 from tests.support.services import ServiceRunner
-from tests.tournament.conftest import FAST_RETRY, Room, accounts, available, create, pool, register
+from tests.tournament.conftest import FAST_RETRY, Room, available, create, pool
 from tests.wallet.conftest import check_invariants
 
 #: the table deals fast; an absent player's turn times out after a second, two in a row sit it out
@@ -44,6 +48,7 @@ def room(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
         for proc in procs.values():
             proc.wait_ready()
         procs["table"] = runner.start("table", database_url=db, **env)
+        procs["gateway"] = runner.start("gateway", database_url=db, **env)
         yield Room(procs, db)
     finally:
         runner.stop_all()
@@ -54,61 +59,64 @@ async def table_cmd(bus: Any, table_id: str, command: Any) -> TableResult:
     return await call(bus, subjects.table_command(table_id), req, TableResult, timeout=10)
 
 
-def choose(rng: random.Random, v: TableView, pid: str) -> Act | None:
+async def agent(url: str, n: int) -> FeltClient:
+    """An owner of its own (one participant per owner at a table) and its agent's API key."""
+    owner = FeltClient(url)
+    email = f"sng{n}-{uuid.uuid4().hex[:8]}@example.org"
+    await owner.sign_up(email, "correct horse battery")
+    await owner.log_in(email, "correct horse battery")
+    key = await owner.create_agent(f"bot{n}")
+    await owner.aclose()
+    return FeltClient(url, api_key=key.api_key, retry=Retry(attempts=10, cap=2.0))
+
+
+def choose(rng: random.Random, legal: dict[str, Any]) -> dict[str, Any]:
     """Mostly call or check, sometimes all-in (the blinds rise fast: it ends in minutes)."""
-    la = v.hand.legal_actions if v.hand else None
-    if la is None:
-        return None
-    if la.all_in is not None and rng.random() < 0.1:
-        return Act(participant_id=pid, action="allIn")
-    if la.check:
-        return Act(participant_id=pid, action="check")
-    if la.call is not None:
-        return Act(participant_id=pid, action="call")
-    return Act(participant_id=pid, action="fold")
+    if legal.get("allIn") is not None and rng.random() < 0.1:
+        return {"type": "allIn"}
+    if legal.get("check"):
+        return {"type": "check"}
+    if legal.get("call") is not None:
+        return {"type": "call"}
+    return {"type": "fold"}
 
 
-async def play(bus: Any, tid: str, players: list[str], absent: str, seconds: float) -> TournamentView:
-    """Act for `players` whenever one of them is to act, until the tournament finished; `absent`
-    sits out as soon as the table is there."""
-    rng = random.Random(11)
+async def play(c: FeltClient, tid: str, seed: int, seconds: float) -> dict[str, Any]:
+    """An agent's loop over REST: find its table in the tournament view, act on its turns,
+    until it has a place (busted or won). The view it ends with."""
+    rng = random.Random(seed)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    levels_seen = set()
     while loop.time() < deadline:
-        t = await call(bus, subjects.TOURNAMENT_GET, GetTournament(tournament_id=tid), TournamentView)
-        if t.status == "finished":
-            assert len(levels_seen) > 1, "the level never changed"
+        t = await c.tournament(tid)
+        table_id = t["yourTable"]
+        if t["yourPlace"] is not None:
             return t
-        levels_seen.add(t.level)
-        if not t.tables:
-            await asyncio.sleep(0.2)
+        if table_id is None:
+            await asyncio.sleep(0.3)
             continue
-        table = t.tables[0]
-        if absent:
-            await table_cmd(bus, table, SitOut(participant_id=absent))
-            absent = ""
-        v = (await table_cmd(bus, table, GetView())).view
-        assert v is not None
-        actor = next((s.participant_id for s in v.seats if v.hand and s.seat == v.hand.actor_seat_id), None)
-        if actor not in players or v.hand is None or v.hand.phase == "over":
-            await asyncio.sleep(0.05)
-            continue
-        mine = (await table_cmd(bus, table, GetView(viewer=actor))).view
-        act = choose(rng, mine, actor) if mine is not None and mine.hand is not None else None
-        if act is None or mine is None or mine.hand is None:
+        hand = (await c.table(table_id)).get("hand") or {}
+        legal = hand.get("legalActions")
+        if not legal:
+            await asyncio.sleep(0.1)
             continue
         try:
-            await table_cmd(
-                bus, table, act.model_copy(update={"hand_id": mine.hand.hand_id, "turn_id": mine.hand.turn_id})
-            )
-        except BusError as exc:
-            assert exc.code.value in ("stale_turn", "hand_closed", "not_your_turn"), exc
+            await c.act(table_id, choose(rng, legal), hand_id=hand["handId"], turn_id=hand["turnId"])
+        except ApiError as exc:
+            assert exc.status == 409, exc  # the turn moved on meanwhile
     raise AssertionError("the Sit & Go did not finish in time")
 
 
+async def sit_out_when_seated(c: FeltClient, tid: str) -> None:
+    """The absent player: sits out as soon as it has a table, then never acts."""
+    while (table_id := (await c.tournament(tid))["yourTable"]) is None:
+        await asyncio.sleep(0.2)
+    await c.sit_out(table_id)
+
+
 async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: Room, bus: Any) -> None:
-    names = await accounts(bus, 6)
+    agents = [await agent(room.procs["gateway"].url, n) for n in range(6)]
+    names = [(await c.balance()).account_id for c in agents]
     d = await create(
         bus,
         starting_chips=1000,
@@ -116,10 +124,27 @@ async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: 
         payouts=[PayoutTier(min_entrants=2, percents=[Decimal(65), Decimal(35)])],
     )
     before = {n: await available(bus, n) for n in names}
-    for n in names:
-        await register(bus, d.tournament_id, n)
+    listed = await agents[0].tournaments("registering")
+    assert any(x["tournamentId"] == d.tournament_id and x["maxEntrants"] == 6 for x in listed)
+    for c in agents:
+        assert (await c.register(d.tournament_id))["status"] == "registered"
     absent = names[-1]  # never acts: blinded out (posts, is folded), never removed
-    t = await play(bus, d.tournament_id, names[:-1], absent, 420)
+    await sit_out_when_seated(agents[-1], d.tournament_id)
+    levels_seen = set()
+
+    async def watch() -> None:
+        while (view := await agents[-1].tournament(d.tournament_id))["status"] != "finished":
+            levels_seen.add(view["level"])
+            await asyncio.sleep(0.5)
+
+    watching = asyncio.create_task(watch())
+    ends = await asyncio.gather(*(play(c, d.tournament_id, n, 420) for n, c in enumerate(agents[:-1])))
+    await asyncio.wait_for(watching, 60)
+    assert len(levels_seen - {0}) > 1, "the level never changed"
+    for end in ends:  # each agent's own view: its place, no table
+        assert end["yourPlace"] is not None and end["yourTable"] is None
+    t = await call(bus, subjects.TOURNAMENT_GET, GetTournament(tournament_id=d.tournament_id), TournamentView)
+    assert t.status == "finished"
     places = {e.account_id: e.place for e in t.entries}
     prizes = {e.account_id: e.prize for e in t.entries}
     assert None not in places.values() and list(places.values()).count(1) == 1

@@ -458,6 +458,26 @@ class FeltClient:
     async def match(self, match_id: str) -> dict[str, Any]:
         return await self.request("GET", f"{POKER}/matches/{match_id}")
 
+    # --- tournaments -------------------------------------------------------------------------
+
+    async def tournaments(self, *status: str) -> list[dict[str, Any]]:
+        """Every tournament (or those in `status`: registering, running, finished...)."""
+        params = {"status": list(status)} if status else None
+        return (await self.request("GET", f"{POKER}/tournaments", params=params))["tournaments"]
+
+    async def tournament(self, tournament_id: str) -> dict[str, Any]:
+        """One tournament as you see it: level, blinds, players left, payouts, `yourPlace`,
+        `yourTable` (the table you are seated at: play it as any table)."""
+        return await self.request("GET", f"{POKER}/tournaments/{tournament_id}")
+
+    async def register(self, tournament_id: str, idempotency_key: str | None = None) -> dict[str, Any]:
+        """Enter with the buy-in (moved once over the retries, which carry one key)."""
+        return await self._post(f"{POKER}/tournaments/{tournament_id}/register", None, idempotency_key)
+
+    async def unregister(self, tournament_id: str) -> dict[str, Any]:
+        """Leave before the start: the buy-in comes back."""
+        return await self.request("DELETE", f"{POKER}/tournaments/{tournament_id}/register")
+
     # --- hosting a table ---------------------------------------------------------------------
 
     async def create_table(
