@@ -129,7 +129,7 @@ async def list_tournaments(
 @router.get(
     "/tournaments/{tournament_id}",
     response_model=TournamentViewOut,
-    responses=refusals(ErrorCode.NOT_FOUND, ErrorCode.UNAVAILABLE),
+    responses=refusals(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION, ErrorCode.UNAVAILABLE),
     summary="A tournament as you see it",
 )
 async def get_tournament(request: Request, who: Who, tournament_id: TournamentPath) -> dict[str, Any]:
@@ -166,6 +166,7 @@ def registration_out(r: Registration) -> dict[str, Any]:
     response_model=RegistrationOut,
     responses=refusals(
         ErrorCode.NOT_FOUND,
+        ErrorCode.VALIDATION,
         ErrorCode.ALREADY_REGISTERED,
         ErrorCode.TOURNAMENT_FULL,
         ErrorCode.REGISTRATION_CLOSED,
@@ -199,9 +200,9 @@ async def register(
     response_model=RegistrationOut,
     responses=refusals(
         ErrorCode.NOT_FOUND,
+        ErrorCode.VALIDATION,
         ErrorCode.NOT_REGISTERED,
         ErrorCode.TOURNAMENT_STARTED,
-        ErrorCode.REGISTRATION_CLOSED,
         ErrorCode.UNAVAILABLE,
     ),
     summary="Unregister",

@@ -75,12 +75,12 @@ READY_SECONDS = 90.0
 def running_stack(
     nats_url: str, redis_url: str, workdir: Path, db: str, *, more: tuple[str, ...] = (), **env: dict[str, str]
 ) -> Iterator[Stack]:
-    """Wallet, limits, timer, chat, table and the gateway as processes, and the services in `more`
+    """Wallet, limits, timer, chat, table, tournament and the gateway as processes, and the services in `more`
     (`env`: extra settings per service name, over `extra_env`); stopped on exit."""
     runner = ServiceRunner(nats_url, redis_url, workdir)
     procs: dict[str, ServiceProcess] = {}
     try:
-        for name in ("wallet", "limits", "timer", "chat", "table", *more):
+        for name in ("wallet", "limits", "timer", "chat", "table", "tournament", *more):
             if installed(name):
                 procs[name] = runner.start(
                     name, database_url=db, ready=False, **{**extra_env(name), **env.get(name, {})}

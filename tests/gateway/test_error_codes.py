@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import UTC, datetime, timedelta
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ import httpx
 
 from felt_contracts import subjects
 from felt_contracts.table import Admission, CloseTable, StartMode, TableSummary
+from felt_contracts.tournament import CancelTournament, CreateTournament, TournamentView
 from felt_contracts.wallet import Commit, CommitResult
 from felt_gateway.app import make
 from felt_gateway.errors import status_for
@@ -33,10 +35,11 @@ from tests.support.gateway import create_table, new_agent, sign_up, unique_email
 from tests.support.servers import nats_server, redis_server
 from tests.support.services import ServiceRunner
 from tests.support.waiting import eventually
+from tests.tournament.conftest import definition
 
 POKER, ACCOUNTS = "/api/v2/poker", "/api/v2/accounts"
 #: owners signed up at once before the cases: the cases' tables seat one participant per owner
-STRANGERS = 12
+STRANGERS = 24
 Response = httpx.Response
 
 
@@ -618,6 +621,104 @@ async def _(room: Room) -> Response:  # a person's token: a match is an agent's
     return await room.post(f"{POKER}/matches", room.owner, json=room.extra["schemas"]["MatchBody"]["examples"][0])
 
 
+# --- tournaments --------------------------------------------------------------------------------
+
+
+async def tournament(room: Room, **over: Any) -> str:
+    """A tournament of its own (a six-seat Sit & Go unless `over` says otherwise)."""
+    d = definition(**over)
+    await call(room.bus, subjects.TOURNAMENT_CREATE, CreateTournament(definition=d), TournamentView)
+    return d.tournament_id
+
+
+def entry_path(tid: str) -> str:
+    return f"{POKER}/tournaments/{tid}/register"
+
+
+@case("getTournament", "not_found")
+async def _(room: Room) -> Response:
+    return await room.get(f"{POKER}/tournaments/no-such-tournament", room.agent)
+
+
+@case("getTournament", "validation")
+async def _(room: Room) -> Response:
+    return await room.get(f"{POKER}/tournaments/NOT-AN-ID", room.agent)
+
+
+@case("register", "validation")
+async def _(room: Room) -> Response:
+    return await room.post(entry_path("NOT-AN-ID"), room.agent)
+
+
+@case("unregister", "validation")
+async def _(room: Room) -> Response:
+    return await room.http.delete(entry_path("NOT-AN-ID"), headers=room.agent["headers"])
+
+
+@case("register", "not_found")
+async def _(room: Room) -> Response:
+    return await room.post(entry_path("no-such-tournament"), room.agent)
+
+
+@case("register", "already_registered")
+async def _(room: Room) -> Response:
+    tid, who = await tournament(room), await room.stranger()
+    assert (await room.post(entry_path(tid), who)).status_code == 200
+    return await room.post(entry_path(tid), who)
+
+
+@case("register", "tournament_full")
+async def _(room: Room) -> Response:  # a scheduled one waits for its time when full
+    tid = await tournament(room, max_entrants=2, starts_at=datetime.now(UTC) + timedelta(hours=1))
+    for _n in range(2):
+        assert (await room.post(entry_path(tid), await room.stranger())).status_code == 200
+    return await room.post(entry_path(tid), await room.stranger())
+
+
+@case("register", "registration_closed")
+async def _(room: Room) -> Response:
+    tid = await tournament(room)
+    await call(room.bus, subjects.TOURNAMENT_CANCEL, CancelTournament(tournament_id=tid), TournamentView)
+    return await room.post(entry_path(tid), await room.stranger())
+
+
+@case("register", "insufficient_funds")
+async def _(room: Room) -> Response:
+    return await room.post(entry_path(await tournament(room, buy_in=1000)), await room.stranger())
+
+
+@case("register", "limit_exceeded")
+async def _(room: Room) -> Response:
+    who = await room.stranger()
+    await room.post(f"{POKER}/limits/caps", who, json={"scope": "participant", "limit": "daily_buy_in", "cap": 10})
+    return await room.post(entry_path(await tournament(room)), who)
+
+
+@case("register", "frozen")
+async def _(room: Room) -> Response:
+    who = await room.stranger()
+    await room.post(f"{POKER}/limits/freeze", who, json={"scope": "participant", "frozen": True})
+    return await room.post(entry_path(await tournament(room)), who)
+
+
+@case("unregister", "not_found")
+async def _(room: Room) -> Response:
+    return await room.http.delete(entry_path("no-such-tournament"), headers=room.agent["headers"])
+
+
+@case("unregister", "not_registered")
+async def _(room: Room) -> Response:
+    return await room.http.delete(entry_path(await tournament(room)), headers=room.agent["headers"])
+
+
+@case("unregister", "tournament_started")
+async def _(room: Room) -> Response:  # a heads-up Sit & Go starts when its second player registers
+    tid, players = await tournament(room, max_entrants=2), [await room.stranger(), await room.stranger()]
+    for p in players:
+        assert (await room.post(entry_path(tid), p)).status_code == 200
+    return await room.http.delete(entry_path(tid), headers=players[0]["headers"])
+
+
 #: listed codes this room cannot reach, and where they are reached instead
 ELSEWHERE = {
     ("startMatch", "conflict"): "tests/bots/test_ladder.py: a room with the bots service",
@@ -653,6 +754,7 @@ def bad_value(schema: dict[str, Any]) -> str:
 
 def implied_request(room: Room, entry: dict[str, Any], code: str, who: dict | None = None) -> Awaitable[Response]:
     path = entry["path"].replace("{table_id}", room.seated).replace("{match_id}", "abcdef0123456789")
+    path = path.replace("{tournament_id}", "no-such-tournament")
     for name in ("agent_id", "hand_id", "code"):
         path = path.replace(f"{{{name}}}", "x")
     who = who or (room.agent if code == "forbidden" else room.owner)
