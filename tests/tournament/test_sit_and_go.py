@@ -1,6 +1,7 @@
 """A Sit & Go plays to the end through the real stack: wallet, limits, timer, table, tournament
 and gateway as processes on the session's NATS (permissions on); six agents register and play
-over REST (felt_client) with a simple strategy, one of them absent throughout."""
+over REST (felt_client) with a simple strategy, one of them absent throughout, and the
+tournament service is killed (-9) during a level and started again."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ async def agent(url: str, n: int) -> FeltClient:
     await owner.log_in(email, "correct horse battery")
     key = await owner.create_agent(f"bot{n}")
     await owner.aclose()
-    return FeltClient(url, api_key=key.api_key, retry=Retry(attempts=10, cap=2.0))
+    return FeltClient(url, api_key=key.api_key, retry=Retry(attempts=40, cap=2.0))  # across a restart
 
 
 def choose(rng: random.Random, legal: dict[str, Any]) -> dict[str, Any]:
@@ -130,17 +131,33 @@ async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: 
         assert (await c.register(d.tournament_id))["status"] == "registered"
     absent = names[-1]  # never acts: blinded out (posts, is folded), never removed
     await sit_out_when_seated(agents[-1], d.tournament_id)
-    levels_seen = set()
+    levels_seen: set[int] = set()
+    after_restart: list[dict[str, Any]] = []
 
     async def watch() -> None:
+        """Follow the level; at level 2, kill -9 the tournament service for longer than a level
+        (its deadline fires meanwhile) and start it again: the clock catches up."""
+        proc = room.procs["tournament"]
         while (view := await agents[-1].tournament(d.tournament_id))["status"] != "finished":
             levels_seen.add(view["level"])
+            if view["level"] == 2 and not after_restart:
+                proc.kill9()
+                await asyncio.sleep(7)
+                await asyncio.get_running_loop().run_in_executor(None, lambda: (proc.start(), proc.wait_ready(90)))
+                for _ in range(40):  # the first look after the start catches the clock up
+                    again = await agents[-1].tournament(d.tournament_id)
+                    if again["level"] >= 3 or again["status"] == "finished":
+                        break
+                    await asyncio.sleep(0.25)
+                after_restart.append(again)
             await asyncio.sleep(0.5)
 
     watching = asyncio.create_task(watch())
     ends = await asyncio.gather(*(play(c, d.tournament_id, n, 420) for n, c in enumerate(agents[:-1])))
     await asyncio.wait_for(watching, 60)
     assert len(levels_seen - {0}) > 1, "the level never changed"
+    assert after_restart, "the service was not restarted during a level"
+    assert after_restart[0]["level"] >= 3 or after_restart[0]["status"] == "finished"  # level 2 ended meanwhile
     for end in ends:  # each agent's own view: its place, no table
         assert end["yourPlace"] is not None and end["yourTable"] is None
     t = await call(bus, subjects.TOURNAMENT_GET, GetTournament(tournament_id=d.tournament_id), TournamentView)
