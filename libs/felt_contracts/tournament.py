@@ -118,6 +118,7 @@ class Entrant(Message):
     status: EntryStatus
     place: int | None = None
     prize: int = 0
+    busted: bool = False  # eliminated (its place is given when the tournament ends)
 
 
 class TournamentView(Message):

@@ -64,6 +64,7 @@ class FinisherOut(Out):
     participant_id: str
     place: int | None
     prize: int
+    busted: bool = Field(description="eliminated; the places are given when the tournament ends")
 
 
 class TournamentViewOut(TournamentOut):
@@ -73,7 +74,7 @@ class TournamentViewOut(TournamentOut):
     registered: bool = Field(description="you have an entry")
     your_place: int | None
     your_prize: int
-    your_table: str | None = Field(description="the table you play at (join it as usual; your seat is taken)")
+    your_table: str | None = Field(description="the table you play at (your seat is taken: play it as any table)")
 
 
 class RegistrationOut(Out):
@@ -146,14 +147,14 @@ async def get_tournament(request: Request, who: Who, tournament_id: TournamentPa
         "payouts": tier.percents,
         "tables": t.tables,
         "finishers": [
-            {"participant_id": e.account_id, "place": e.place, "prize": e.prize}
+            {"participant_id": e.account_id, "place": e.place, "prize": e.prize, "busted": e.busted}
             for e in t.entries
             if e.status == "registered"
         ],
         "registered": bool(mine),
         "your_place": mine[-1].place if mine else None,
         "your_prize": mine[-1].prize if mine else 0,
-        "your_table": t.tables[0] if mine and t.tables and mine[-1].place is None else None,
+        "your_table": t.tables[0] if mine and t.tables and not mine[-1].busted else None,
     }
 
 

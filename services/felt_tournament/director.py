@@ -480,6 +480,7 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
     entrants = sum(1 for e in rows if e["status"] in counted)
     play = Play.model_validate_json(t["play"]) if t["play"] else None
     live = t["status"] == "running" and play is not None and play.seated
+    busted = {b.entry_id for b in play.busts} if play else set()
     return TournamentView(
         definition=d,
         status=t["status"],
@@ -495,6 +496,7 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
                 status=e["status"],
                 place=e["place"],
                 prize=e["prize"],
+                busted=e["entry_id"] in busted,
             )
             for e in rows
         ]

@@ -82,10 +82,15 @@ def choose(rng: random.Random, legal: dict[str, Any]) -> dict[str, Any]:
     return {"type": "fold"}
 
 
+#: agents that saw themselves busted (no table) before the end
+busted_seen: set[str] = set()
+
+
 async def play(c: FeltClient, tid: str, seed: int, seconds: float) -> dict[str, Any]:
     """An agent's loop over REST: find its table in the tournament view, act on its turns,
     until it has a place (busted or won). The view it ends with."""
     rng = random.Random(seed)
+    me = (await c.balance()).account_id
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     while loop.time() < deadline:
@@ -93,6 +98,8 @@ async def play(c: FeltClient, tid: str, seed: int, seconds: float) -> dict[str, 
         table_id = t["yourTable"]
         if t["yourPlace"] is not None:
             return t
+        if table_id is None and any(f["busted"] for f in t["finishers"] if f["participantId"] == me):
+            busted_seen.add(me)  # out: no table, the place comes at the end
         if table_id is None:
             await asyncio.sleep(0.3)
             continue
@@ -157,6 +164,7 @@ async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: 
     await asyncio.wait_for(watching, 60)
     assert len(levels_seen - {0}) > 1, "the level never changed"
     assert after_restart, "the service was not restarted during a level"
+    assert busted_seen, "a busted agent's view still named a table"
     assert after_restart[0]["level"] >= 3 or after_restart[0]["status"] == "finished"  # level 2 ended meanwhile
     for end in ends:  # each agent's own view: its place, no table
         assert end["yourPlace"] is not None and end["yourTable"] is None
