@@ -46,7 +46,7 @@ from felt_contracts.wallet import (
     SessionHistory,
     SessionsQuery,
 )
-from felt_engine.profiles import get_profile
+from felt_engine.profiles import PROFILES, get_profile
 from felt_gateway import commands, rules
 from felt_gateway.auth import Who
 from felt_gateway.chat_members import ChatMembers
@@ -71,6 +71,8 @@ from felt_gateway.schemas import (
     FreezeOut,
     HandOut,
     HandsOut,
+    GameOut,
+    GamesOut,
     JoinBody,
     LeaderboardOut,
     LimitsOut,
@@ -150,6 +152,34 @@ async def get_rules(
     if rules_version not in rules.VERSIONS:
         raise ApiError(ErrorCode.NOT_FOUND, f"unknown rulesVersion {rules_version!r}", available=list(rules.VERSIONS))
     return RulesOut(rules_version=rules_version, available=list(rules.VERSIONS), text=rules.text(rules_version))
+
+
+@router.get("/games", response_model=GamesOut, summary="The games a table can be created for")
+async def list_games() -> GamesOut:
+    """Every rules profile with what a table's creator may choose there: structures, blinds or
+    antes, seats, buy-in bounds (in big blinds or antes) and whether the turn clock is fixed.
+    `POST /tables` checks the same bounds."""
+    return GamesOut(
+        games=[
+            GameOut(
+                rules_version=p.rules_version,
+                structures=[s.value for s in p.structures],
+                blinds=p.blinds,
+                ante=p.ante,
+                fixed_ante=p.fixed_ante,
+                min_seats=p.min_seats,
+                max_seats=p.max_seats,
+                money=p.money,
+                buy_in_unit=p.buy_in_unit,
+                min_buy_in_units=p.min_buy_in_units,
+                max_buy_in_units=p.max_buy_in_units,
+                fixed_turn_seconds=p.fixed_turn_seconds,
+                ante_modes=list(p.ante_modes),
+                straddle=p.straddle,
+            )
+            for p in PROFILES.values()
+        ]
+    )
 
 
 @router.get("/tables", response_model=TablesOut, responses=refusals(*BUS), summary="The public table list")

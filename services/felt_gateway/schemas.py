@@ -266,6 +266,29 @@ class RulesOut(Out):
     text: str
 
 
+class GameOut(Out):
+    """What a host may choose at a table of one rules profile (felt_engine.profiles)."""
+
+    rules_version: str
+    structures: list[str]  # allowed betting structures; the first is the default
+    blinds: bool  # small and big blind posted (False: antes only)
+    ante: Literal["optional", "required"]
+    fixed_ante: int | None  # the ante the profile fixes (None: the table chooses)
+    min_seats: int
+    max_seats: int
+    money: Literal["buy_in", "balance"]  # `balance`: the account's balance plays, no buy-in
+    buy_in_unit: Literal["big_blind", "ante", "none"]
+    min_buy_in_units: int | None  # buy-in bounds in `buyInUnit`
+    max_buy_in_units: int | None
+    fixed_turn_seconds: int | None  # the turn clock the rules fix (None: the table chooses)
+    ante_modes: list[str]
+    straddle: bool
+
+
+class GamesOut(Out):
+    games: list[GameOut]
+
+
 class JoinBody(Body):
     model_config = ConfigDict(json_schema_extra={"examples": [{"buyIn": 100}, {}]})
 

@@ -346,3 +346,18 @@ async def test_the_bot_routes_are_the_hosts_and_need_the_bots_service(stack, htt
     refused(await http.delete(f"{bots}/someone", headers=host["headers"]), 404, "not_found", "participantId")
     refused(await http.post(bots, json={"level": "hard"}, headers=host["headers"]), 503, "unavailable")
     await close(http, host, table_id)
+
+
+async def test_the_games_route_gives_the_bounds_a_create_checks(stack, http, bus) -> None:
+    """GET /games (what the browser's New table form is built from) names every profile the
+    engine has, and a table one seat beyond its seat bounds is refused as the route says."""
+    from felt_engine.profiles import PROFILES
+
+    games = {g["rulesVersion"]: g for g in (await http.get(f"{API}/games")).json()["games"]}
+    assert set(games) == set(PROFILES)
+    host = await agent(http)
+    for version, game in games.items():
+        assert (game["minSeats"], game["maxSeats"]) == (PROFILES[version].min_seats, PROFILES[version].max_seats)
+        for seats in (game["minSeats"] - 1, game["maxSeats"] + 1):
+            r = await create(http, host, name="bounds", rulesVersion=version, seats=seats)
+            refused(r, 400, "malformed", "seats")

@@ -51,6 +51,7 @@ export const api = {
   logOut: () => request("POST", "/api/v2/accounts/logout"),
   me: () => get("/api/v2/accounts/me"),
   createAgent: (name) => post("/api/v2/accounts/agents", { name }),
+  games: () => get("/api/v2/poker/games"),
   tables: () => get("/api/v2/poker/tables"),
   view: (tableId, invite) => get(`${tablePath(tableId)}${invite ? `?invite=${encodeURIComponent(invite)}` : ""}`),
   createTable: (config) => post("/api/v2/poker/tables", config),

@@ -6,14 +6,14 @@ import { api } from "./api.js";
 import { $, fill, h } from "./dom.js";
 import { inviteLink, remember } from "./invite.js";
 
-// What each profile lets a host choose (felt_engine.profiles; the room checks every bound again)
-// and the defaults the form starts from.
-const PROFILES = {
-  "nlhe-1": { blinds: true, seats: [2, 9], fixedTurn: true, defaults: { smallBlind: 1, bigBlind: 2, ante: 0, seats: 6, minBuyIn: 40, maxBuyIn: 200 } },
-  "plhe-1": { blinds: true, seats: [2, 9], defaults: { smallBlind: 1, bigBlind: 2, ante: 0, seats: 6, minBuyIn: 40, maxBuyIn: 200, turnSeconds: 30 } },
-  "flhe-1": { blinds: true, seats: [2, 9], defaults: { smallBlind: 1, bigBlind: 2, ante: 0, seats: 6, minBuyIn: 40, maxBuyIn: 200, turnSeconds: 30 } },
-  "ante-nl-1": { blinds: false, balance: true, seats: [2, 10], fixedTurn: true, defaults: { seats: 10 } },
-  "draw5-1": { blinds: false, structures: true, seats: [2, 6], defaults: { ante: 4, seats: 6, minBuyIn: 40, maxBuyIn: 200, turnSeconds: 30 } },
+// The values the form starts from for each game; what a host may choose there comes from the
+// room (GET games: the rules profiles), which checks every bound again.
+const DEFAULTS = {
+  "nlhe-1": { smallBlind: 1, bigBlind: 2, ante: 0, seats: 6, minBuyIn: 40, maxBuyIn: 200 },
+  "plhe-1": { smallBlind: 1, bigBlind: 2, ante: 0, seats: 6, minBuyIn: 40, maxBuyIn: 200, turnSeconds: 30 },
+  "flhe-1": { smallBlind: 1, bigBlind: 2, ante: 0, seats: 6, minBuyIn: 40, maxBuyIn: 200, turnSeconds: 30 },
+  "ante-nl-1": { seats: 10 },
+  "draw5-1": { ante: 4, seats: 6, minBuyIn: 40, maxBuyIn: 200, turnSeconds: 30 },
 };
 const NUMBERS = ["smallBlind", "bigBlind", "ante", "seats", "minBuyIn", "maxBuyIn", "turnSeconds"];
 // a refusal naming a body field the form shows under another input
@@ -37,7 +37,11 @@ export class NewTable {
     $("#new-table-go", dialog).addEventListener("click", () => { dialog.close(); this.onOpen(this.created.tableId); });
   }
 
-  open() {
+  async open() {
+    if (!this.games) {
+      const { games } = await api.games();
+      this.games = Object.fromEntries(games.map((g) => [g.rulesVersion, g]));
+    }
     this.form.reset();
     this.form.hidden = false;
     $("#new-table-done", this.dialog).hidden = true;
@@ -50,28 +54,29 @@ export class NewTable {
   /** Show the chosen profile's fields; `fresh`: fill in its defaults. */
   profile(fresh) {
     const els = this.form.elements;
-    const p = PROFILES[els.rulesVersion.value];
+    const game = this.games[els.rulesVersion.value];
+    const balance = game.money === "balance";
     const shown = {
-      structure: !!p.structures, smallBlind: p.blinds, bigBlind: p.blinds, ante: !p.balance,
-      minBuyIn: !p.balance, maxBuyIn: !p.balance, turnSeconds: !p.fixedTurn, limitValue: !!els.limit.value,
+      structure: game.structures.length > 1, smallBlind: game.blinds, bigBlind: game.blinds, ante: !balance,
+      minBuyIn: !balance, maxBuyIn: !balance, turnSeconds: game.fixedTurnSeconds === null, limitValue: !!els.limit.value,
     };
     for (const [name, visible] of Object.entries(shown)) $(`[data-for="${name}"]`, this.form).hidden = !visible;
-    els.seats.min = p.seats[0];
-    els.seats.max = p.seats[1];
-    if (fresh) for (const name of NUMBERS) els[name].value = p.defaults[name] ?? "";
-    els.ante.min = p.blinds ? 0 : 1;
+    els.seats.min = game.minSeats;
+    els.seats.max = game.maxSeats;
+    if (fresh) for (const name of NUMBERS) els[name].value = DEFAULTS[game.rulesVersion][name] ?? "";
+    els.ante.min = game.ante === "required" ? 1 : 0;
   }
 
   /** The POST body: only the fields the profile takes; what is left empty, the room decides. */
   body() {
     const els = this.form.elements;
-    const p = PROFILES[els.rulesVersion.value];
+    const game = this.games[els.rulesVersion.value];
     const body = {
       name: els.name.value.trim(), rulesVersion: els.rulesVersion.value, seats: numberOf(els.seats),
       admission: els.admission.value, startMode: els.startMode.value, autoRebuy: els.autoRebuy.checked,
       visibility: els.visibility.value, approval: els.approval.checked,
     };
-    if (p.structures) body.structure = els.structure.value;
+    if (game.structures.length > 1) body.structure = els.structure.value;
     const fields = NUMBERS.filter((name) => name !== "seats" && !$(`[data-for="${name}"]`, this.form).hidden);
     for (const name of fields) if (els[name].value !== "") body[name] = numberOf(els[name]);
     if (els.limit.value) body[els.limit.value] = numberOf(els.limitValue);
