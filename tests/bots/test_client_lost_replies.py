@@ -218,3 +218,31 @@ async def test_events_resume_after_the_last_event_when_a_long_polls_reply_is_los
     assert seqs == list(range(seqs[0], seqs[0] + 3)) and seqs[0] == 1, "none skipped, none twice"
     for client in (owner, direct, other, agent):
         await client.aclose()
+
+
+async def test_a_hosts_retried_posts_apply_once_when_their_replies_are_lost(room, bus, proxy) -> None:
+    """Creating a table and a host control, each with its first reply lost: one table, one pause
+    announced. A new invite code is not sent again (the room keeps only its hash, so a retry could
+    not answer it): its lost reply is reported, and asking again gives a code that opens the table."""
+    _, host_direct = await new_agent(room, "host")
+    host = through(proxy, host_direct)
+    _, guest = await new_agent(room, "guest")
+
+    created = await once_lost(
+        proxy, host, lambda: host.create_table("nlhe-1", name="lost", visibility="private", seats=2), replayed=True
+    )
+    table_id = created["table"]["tableId"]
+    assert table_id not in [t["tableId"] for t in await host_direct.tables()], "a private table is not listed"
+    proxy.lose(b"POST ")
+    with pytest.raises(ApiError) as lost:
+        await host.new_invite(table_id)
+    assert lost.value.code == "unavailable"
+    code = (await host.new_invite(table_id))["inviteCode"]
+    assert (await guest.invited(code))["tableId"] == table_id
+    assert (await guest.join(table_id, buy_in=100, invite_code=code)).status == "seated"
+
+    await once_lost(proxy, host, lambda: host.host(table_id, "pause"), replayed=False)
+    kinds = [e["kind"] for e in (await guest.poll(table_id)).events]
+    assert kinds.count("table_paused") == 1, kinds
+    for client in (host, host_direct, guest):
+        await client.aclose()

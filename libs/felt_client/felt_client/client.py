@@ -494,9 +494,12 @@ class FeltClient:
         """The table an invite code opens: `{tableId, table}` (`invite_invalid` if none)."""
         return await self.request("GET", f"{POKER}/invites/{code}")
 
-    async def new_invite(self, table_id: str, idempotency_key: str | None = None) -> dict[str, Any]:
-        """The host makes a new invite code (the old one stops working): `{inviteCode, inviteUrl}`."""
-        return await self._post(f"{POKER}/tables/{table_id}/invite", None, idempotency_key)
+    async def new_invite(self, table_id: str) -> dict[str, Any]:
+        """The host makes a new invite code (the old one stops working): `{inviteCode, inviteUrl}`.
+        Not sent again after a lost reply: the room keeps only a code's hash, so a retry could not
+        answer the code the first try made; call again for another (the lost one opens nothing
+        once replaced)."""
+        return await self.request("POST", f"{POKER}/tables/{table_id}/invite")
 
     async def revoke_invite(self, table_id: str) -> dict[str, Any]:
         return await self.request("DELETE", f"{POKER}/tables/{table_id}/invite")
