@@ -116,16 +116,25 @@ class Floor:
         self.wake.set()
 
     async def _running(self) -> list[str]:
+        """Running tournaments, and those cancelled while playing whose chips are not retired."""
+        c = tournaments.c
+        query = sa.select(c.tournament_id, c.status, c.play).where(
+            (c.status == "running") | (c.status.in_(("cancelling", "cancelled")) & c.play.isnot(None))
+        )
         async with self.engine.connect() as conn:
-            query = sa.select(tournaments.c.tournament_id).where(tournaments.c.status == "running")
-            return [r[0] for r in (await conn.execute(query)).all()]
+            rows = (await conn.execute(query)).all()
+        return [tid for tid, status, raw in rows if status == "running" or not Play.model_validate_json(raw).retired]
 
     async def step(self, tid: str) -> None:
         async with self.director.locks[tid]:
             t, d, field = await self._load(tid)
-            if t["status"] != "running":
-                return
             play = Play.model_validate_json(t["play"]) if t["play"] else None
+            if t["status"] != "running":
+                if play is not None and not play.retired and t["status"] in ("cancelling", "cancelled"):
+                    await self._end(tid, play)  # cancelled while playing: the table closes, the chips retire
+                    play.retired = True
+                    await self._save(tid, play)
+                return
             if play is None:
                 play = Play(table_id=table_config(d).table_id, level_ends_at=_now() + _length(d.levels[0]))
                 await self._save(tid, play)

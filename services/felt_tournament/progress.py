@@ -28,3 +28,4 @@ class Play(BaseModel):
     level_ends_at: datetime
     busts: list[Busted] = Field(default_factory=list)
     done: bool = False  # one entry left: the table closes, the chips retire, the prizes are paid
+    retired: bool = False  # cancelled while playing: its table closed and its chips retired

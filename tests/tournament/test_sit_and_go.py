@@ -20,7 +20,7 @@ from felt_client import FeltClient
 from felt_client.errors import ApiError
 from felt_client import Retry
 from felt_contracts.table import GetEvents, TableRequest, TableResult
-from felt_contracts.tournament import GetTournament, Level, PayoutTier, TournamentView
+from felt_contracts.tournament import CancelTournament, GetTournament, Level, PayoutTier, TournamentView
 from felt_contracts.wallet import ChipsMoved, ChipsRetire
 from felt_runtime.bus import call
 from felt_runtime.db import create_engine
@@ -200,3 +200,38 @@ async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: 
             assert (await conn.execute(sa.text("select sum(balance) from wallet_ledger"))).scalar() == 0
     finally:
         await engine.dispose()
+
+
+async def test_a_sit_and_go_cancelled_while_playing_closes_its_table_and_retires_its_chips(
+    room: Room, bus: Any
+) -> None:
+    agents = [await agent(room.procs["gateway"].url, n) for n in range(2)]
+    names = [(await c.balance()).account_id for c in agents]
+    d = await create(bus, max_entrants=2, starting_chips=1000)
+    before = {n: await available(bus, n) for n in names}
+    for c in agents:
+        await c.register(d.tournament_id)
+    while (await agents[0].tournament(d.tournament_id))["yourTable"] is None:
+        await asyncio.sleep(0.2)
+    await call(bus, subjects.TOURNAMENT_CANCEL, CancelTournament(tournament_id=d.tournament_id), TournamentView)
+    table = f"{d.tournament_id}-1"
+    engine = create_engine(room.database_url)
+    try:  # the table closes after the hand in progress, then the service retires the chips
+        for _ in range(120):
+            async with engine.connect() as conn:
+                done = (
+                    await conn.execute(
+                        sa.text(f"select result from wallet_commands where key = 'chips_retire:{d.tournament_id}'")
+                    )
+                ).scalar()
+            if done:
+                break
+            await asyncio.sleep(0.5)
+    finally:
+        await engine.dispose()
+    assert done and ChipsMoved.model_validate_json(done).issuer == 0
+    events = (await table_cmd(bus, table, GetEvents(after_seq=0, limit=5000))).events
+    assert any(e.kind == "table_closed" for e in events)
+    for n in names:  # the buy-in came back
+        assert await available(bus, n) == before[n]
+    assert (await pool(bus, d.tournament_id)).status == "refunded"
