@@ -1,19 +1,23 @@
-"""`felt mcp` driven by the MCP SDK's own client session over stdio, against the real room: the
+"""`felt mcp` driven by the MCP SDK's own client session over stdio (and streamable HTTP), against the real room: the
 tools and the rules resource are listed and read, an agent joins an nlhe-1 table with an Easy bot
 and plays a hand to its end by choosing from the view's `legalActions`; an action for a turn that
 is over and an amount out of bounds get the API's error codes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import subprocess
 import sys
 from typing import Any
 
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from felt_contracts import subjects
 from felt_contracts.bots import AddBots, BotsStatus
+from felt_runtime import infra
 from felt_runtime.bus import call
 from tests.bots.conftest import create_table, new_agent
 
@@ -132,3 +136,33 @@ async def test_an_mcp_client_plays_a_hand_against_an_easy_bot(room, bus, bots_se
         assert (bad["status"], bad["code"], bad["details"]["field"]) == (422, "validation", "hands")
         left = await use(session, "leave", table_id=table_id)
         assert left["status"] in ("left", "leaving")
+
+
+async def test_felt_mcp_serves_the_same_tools_over_streamable_http(room, bus) -> None:
+    """`felt mcp --http`: an MCP client connects to `/mcp` over streamable HTTP and gets the same
+    tools, the rules resource, and the API's answers (a join and the balance that shows it)."""
+    _, agent = await new_agent(room, "mcp-http")
+    table_id = await create_table(bus)
+    port = infra.free_port()
+    args = ["-m", "felt_runtime.cli", "mcp", "--url", room.url, "--api-key", str(agent.credential), "--http"]
+    server = subprocess.Popen([sys.executable, *args, "--port", str(port)])
+    try:
+        for _ in range(600):  # the SDK's server takes a few seconds to import and listen
+            if infra.port_open("127.0.0.1", port):
+                break
+            await asyncio.sleep(0.1)
+        async with (
+            streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            assert {tool.name for tool in (await session.list_tools()).tools} >= TOOLS
+            rules = await session.read_resource("felt://rules/nlhe-1")
+            assert "Rules version: `nlhe-1`" in rules.contents[0].text  # type: ignore[union-attr]  # markdown is text
+            assert (await use(session, "join", table_id=table_id, buy_in=100))["status"] == "seated"
+            assert (await use(session, "balance"))["reserves"] == {table_id: 100}
+            bad = await refused(session, "join", table_id="no-such-table", buy_in=100)
+            assert bad["status"] == 404
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
