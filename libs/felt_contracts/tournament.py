@@ -186,6 +186,9 @@ class Register(Request):
     account_id: Id
     owner_id: Id
     credential_id: Id | None = None
+    #: who sits down at the tournament's table (set by the gateway, like `account_id`)
+    kind: Literal["agent", "human"] = "agent"
+    name: Annotated[str, Field(max_length=50)] = ""
 
 
 class Unregister(Request):

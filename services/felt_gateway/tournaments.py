@@ -188,6 +188,8 @@ async def register(
         account_id=who.participant_id,
         owner_id=who.owner_id,
         credential_id=who.credential_id,
+        kind="human" if who.kind == "HUMAN" else "agent",
+        name=who.name[:50],
     )
     key = commands.message_id(who, f"register:{tournament_id}", idempotency_key)
     if key is not None:

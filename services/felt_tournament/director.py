@@ -149,6 +149,8 @@ class Director:
                             tournament_id=req.tournament_id,
                             account_id=req.account_id,
                             owner_id=req.owner_id,
+                            kind=req.kind,
+                            name=req.name,
                             message_id=req.message_id,
                             number=number,
                             status="registering",

@@ -168,7 +168,8 @@ class Floor:
             join = Join(
                 participant_id=e["account_id"],
                 owner_id=e["owner_id"],
-                kind=ParticipantKind.AGENT,
+                kind=ParticipantKind(e["kind"]),
+                name=e["name"],
                 buy_in=d.starting_chips,
             )
             try:

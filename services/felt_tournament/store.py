@@ -34,5 +34,8 @@ entries = sa.Table(
     sa.Column("place", sa.Integer),
     sa.Column("prize", sa.BigInteger, nullable=False),
     sa.Column("registered_at", sa.DateTime(timezone=True), nullable=False),
+    #: who sits down at the tournament's table: a person or an agent, and the name shown there
+    sa.Column("kind", sa.String(8), nullable=False, server_default="agent"),
+    sa.Column("name", sa.String(50), nullable=False, server_default=""),
     sa.Index("ix_tournament_entries_tournament", "tournament_id", "account_id"),
 )

@@ -115,11 +115,12 @@ async def play(c: FeltClient, tid: str, seed: int, seconds: float) -> dict[str, 
     raise AssertionError("the Sit & Go did not finish in time")
 
 
-async def sit_out_when_seated(c: FeltClient, tid: str) -> None:
-    """The absent player: sits out as soon as it has a table, then never acts."""
+async def sit_out_when_seated(c: FeltClient, tid: str) -> dict[str, Any]:
+    """The absent player: sits out as soon as it has a table, then never acts. The table."""
     while (table_id := (await c.tournament(tid))["yourTable"]) is None:
         await asyncio.sleep(0.2)
     await c.sit_out(table_id)
+    return await c.table(table_id)
 
 
 async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: Room, bus: Any) -> None:
@@ -137,7 +138,9 @@ async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: 
     for c in agents:
         assert (await c.register(d.tournament_id))["status"] == "registered"
     absent = names[-1]  # never acts: blinded out (posts, is folded), never removed
-    await sit_out_when_seated(agents[-1], d.tournament_id)
+    table = await sit_out_when_seated(agents[-1], d.tournament_id)
+    seats = {s["name"]: s["kind"] for s in table["seats"]}
+    assert seats == {f"bot{n}": "agent" for n in range(6)}, seats  # seated by the tournament as they are
     levels_seen: set[int] = set()
     after_restart: list[dict[str, Any]] = []
 
