@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -16,7 +16,12 @@ import httpx
 import pytest
 
 from felt_client import ApiError, FeltClient, Retry
+from felt_contracts import subjects
+from felt_contracts.tournament import CreateTournament, TournamentView
+from felt_runtime.bus import call
 from tests.bots.conftest import create_table, new_agent
+from tests.support.services import ServiceProcess
+from tests.tournament.conftest import definition as tournament_definition
 
 FAST = Retry(attempts=8, base=0.05, cap=0.5)
 T = TypeVar("T")
@@ -245,4 +250,37 @@ async def test_a_hosts_retried_posts_apply_once_when_their_replies_are_lost(room
     kinds = [e["kind"] for e in (await guest.poll(table_id)).events]
     assert kinds.count("table_paused") == 1, kinds
     for client in (host, host_direct, guest):
+        await client.aclose()
+
+
+@pytest.fixture(scope="module")
+def tournament_service(room) -> Iterator[ServiceProcess]:
+    proc = room.runner.start("tournament", database_url=room.database_url, ready=False)
+    proc.wait_ready(timeout=90)
+    yield proc
+    proc.stop()
+
+
+async def test_a_registration_and_a_match_apply_once_when_their_replies_are_lost(
+    room, bus, proxy, tournament_service, bots_service
+) -> None:
+    """A tournament registration and a benchmark match, each with its first reply lost: the
+    buy-in moves once, one entry; one match (the owner's daily cap of two counts it once)."""
+    _, direct = await new_agent(room, "lost-entry")
+    agent = through(proxy, direct)
+    definition = tournament_definition(min_entrants=2, max_entrants=6)
+    await call(bus, subjects.TOURNAMENT_CREATE, CreateTournament(definition=definition), TournamentView)
+    before = (await direct.balance()).available
+    await once_lost(proxy, agent, lambda: agent.register(definition.tournament_id), replayed=False)
+    assert (await direct.balance()).available == before - definition.buy_in, "the buy-in moved once"
+    seen = await direct.tournament(definition.tournament_id)
+    assert seen["entrants"] == 1, seen
+
+    match = await once_lost(proxy, agent, lambda: agent.start_match("easy", 2), replayed=False)
+    assert (await direct.match(match["matchId"]))["matchId"] == match["matchId"]
+    await direct.start_match("easy", 2)  # the owner's second match of the day (the room allows two)
+    with pytest.raises(ApiError) as third:
+        await direct.start_match("easy", 2)
+    assert third.value.code == "limit_exceeded", "the lost reply's retry did not make a second match"
+    for client in (agent, direct):
         await client.aclose()
