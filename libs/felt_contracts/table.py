@@ -248,6 +248,7 @@ class Join(ParticipantCommand):
     buy_in: PositiveChips | None = None
     auto_rebuy: bool = False  # only where the table allows it
     invite_hash: str | None = None  # a private table: its invite code's hash (not needed by its host)
+    seat: Annotated[int, Field(ge=1, le=10)] | None = None  # this seat (a tournament's draw); None: the first free
 
 
 class Ready(ParticipantCommand):
@@ -337,7 +338,18 @@ class Show(ParticipantCommand):
 
 
 HostControl = Literal[
-    "pause", "resume", "blinds", "approve", "decline", "remove", "close", "invite", "revoke", "bot_pass", "remove_bot"
+    "pause",
+    "resume",
+    "blinds",
+    "approve",
+    "decline",
+    "remove",
+    "close",
+    "invite",
+    "revoke",
+    "bot_pass",
+    "remove_bot",
+    "unseat",
 ]
 
 
@@ -348,7 +360,9 @@ class Host(ParticipantCommand):
     `blinds` takes `small_blind`/`big_blind` (and `ante`; None keeps it); `invite` takes the new
     code's `invite_hash` (the old code stops working, removed players may be invited again);
     `bot_pass` takes the hash of a code that seats one Felt bot (no invite, no approval needed);
-    `remove_bot` unseats a bot that came with a pass (banned from the table, its owner is not)."""
+    `remove_bot` unseats a bot that came with a pass (banned from the table, its owner is not);
+    `unseat` cashes `participant` out like a leave without banning them (a tournament moving a
+    player with their chips to another table, where they join with `Join.seat`)."""
 
     type: Literal["host"] = "host"
     control: HostControl

@@ -107,6 +107,16 @@ async def remove(table: Table, command: Host) -> str:
     return applied
 
 
+async def unseat(table: Table, command: Host) -> str:
+    """A seat leaves, cashed out like any leave, and may sit again (here or at another table)."""
+    seat = table.seat_of(command.participant) if command.participant is not None else None
+    if seat is None:
+        raise BusError(ErrorCode.NOT_FOUND, "nobody seated by this id", field="participantId")
+    if seat.leaving:
+        return "next_hand"
+    return "now" if await seating.leave_seat(table, seat, "moved") == "left" else "next_hand"
+
+
 async def bot_pass(table: Table, command: Host) -> str:
     """A code that seats one Felt bot (its hash): the bots service joins with it."""
     if command.invite_hash is None:
@@ -162,6 +172,7 @@ CONTROLS: dict[str, Callable[[Table, Host], Awaitable[str]]] = {
     "approve": approve,
     "decline": decline,
     "remove": remove,
+    "unseat": unseat,
     "close": close,
     "invite": invite,
     "revoke": revoke,

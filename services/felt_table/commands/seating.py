@@ -96,13 +96,13 @@ async def take_seat(table: Table, command: Join) -> TableResult:
             ErrorCode.ALREADY_SEATED, "this owner already has a participant at this table", reason="one_per_owner"
         )
     free = [number for number in range(1, table.config.seats + 1) if number not in table.seats]
-    if not free:
-        raise BusError(ErrorCode.TABLE_FULL, "no free seat")
+    if not free or (command.seat is not None and command.seat not in free):
+        raise BusError(ErrorCode.TABLE_FULL, "no free seat" if not free else "this seat is taken", field="seat")
     other = await table.sessions.claim(command.participant_id)  # before any chips move; released if the join fails
     if other is not None:
         raise BusError(ErrorCode.ALREADY_SEATED, "already in a table session", reason="active_session", table_id=other)
     try:
-        return await _seat(table, command, bal, free[0])
+        return await _seat(table, command, bal, command.seat or free[0])
     except BaseException:
         if table.seat_of(command.participant_id) is None:
             await table.sessions.release(command.participant_id)
@@ -114,7 +114,9 @@ async def _seat(table: Table, command: Join, bal: Any, number: int) -> TableResu
     if table.balance_plays:
         stack = bal.available
     else:
-        lo, hi = table.config.min_buy_in or 1, table.config.max_buy_in or 0
+        # a tournament's stack is whatever chips the player holds (a short stack moving tables)
+        lo = 1 if table.tournament else table.config.min_buy_in or 1
+        hi = table.config.max_buy_in or 0
         amount = command.buy_in if command.buy_in is not None else default_buy_in(lo, hi, bal.available)
         if not lo <= amount <= hi:
             raise BusError(ErrorCode.INVALID_AMOUNT, f"buy-in must be {lo}..{hi}", min_buy_in=lo, max_buy_in=hi)
