@@ -284,3 +284,25 @@ async def test_a_registration_and_a_match_apply_once_when_their_replies_are_lost
     assert third.value.code == "limit_exceeded", "the lost reply's retry did not make a second match"
     for client in (agent, direct):
         await client.aclose()
+
+
+async def test_a_voluntary_show_applies_once_when_its_reply_is_lost(room, bus, proxy) -> None:
+    """The winner of a hand everyone else folded shows once, though the first reply was lost."""
+    _, first = await new_agent(room)
+    _, second = await new_agent(room)
+    table_id = await create_table(bus)
+    for client in (first, second):
+        await client.join(table_id, buy_in=100)
+    with pytest.raises(ApiError):
+        await first.start(table_id)  # ready; not enough ready yet
+    await second.start(table_id)
+    hand = (await first.table(table_id))["hand"]
+    mine = (await first.table(table_id))["yourSeatId"]
+    folder, winner = (first, second) if hand["actorSeatId"] == mine else (second, first)
+    await folder.act(table_id, {"type": "fold"}, hand_id=hand["handId"], turn_id=hand["turnId"])
+    shower = through(proxy, winner)
+    await once_lost(proxy, shower, lambda: shower.show(table_id, hand["handId"]), replayed=False)
+    shows = [e for e in (await folder.poll(table_id)).events if e["kind"] == "show"]
+    assert len(shows) == 1, shows
+    for client in (first, second, shower):
+        await client.aclose()
