@@ -11,18 +11,28 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from felt_contracts.base import Message, Request
+from felt_contracts.tournament import TournamentId
 
 Level = Literal["easy", "normal", "hard"]
 
 
 class AddBots(Request):
-    table_id: Annotated[str, Field(min_length=1, max_length=64)]
+    """Seat bots at `table_id`, or register them for `tournament_id` (one of the two)."""
+
+    table_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    tournament_id: TournamentId | None = None
     level: Level = "normal"
     count: Annotated[int, Field(ge=1, le=9)] = 1
     invite_code: Annotated[str, Field(max_length=64)] | None = None  # a host's bot: its pass to the table
+
+    @model_validator(mode="after")
+    def _one_place(self) -> AddBots:
+        if (self.table_id is None) == (self.tournament_id is None):
+            raise ValueError("name a table_id or a tournament_id")
+        return self
 
 
 class RemoveBot(Request):

@@ -8,8 +8,8 @@ felt status          ask each service's /readyz; print the answers and restart c
 felt services        list the installed services and their ports
 felt migrate [--wait]  migrate every service's schema (or wait until none is due)
 felt bots --table ID --level hard --count 3
-                     seat bots at a table (asks the running bots service); without
-                     --table: list the running bots
+                     seat bots at a table (asks the running bots service); --tournament ID
+                     registers them for a tournament; without either: list the running bots
 felt table list|create|close   manage the running room's tables (tables_cli.py)
 felt mcp --api-key KEY [--http]  the agent API as an MCP server for one agent (docs/agents.md)
 felt tournament list|create|cancel   manage the running room's tournaments (tournament_cli.py)
@@ -177,8 +177,9 @@ def status() -> int:
     return 1 if bad else 0
 
 
-def bots(table: str | None, level: Level, count: int) -> int:
-    """Ask the room's bots service (over its NATS) to seat bots, or list them."""
+def bots(table: str | None, level: Level, count: int, tournament: str | None = None) -> int:
+    """Ask the room's bots service (over its NATS) to seat bots or register them for a
+    tournament, or list them."""
     import asyncio
 
     from felt_contracts import subjects
@@ -193,11 +194,10 @@ def bots(table: str | None, level: Level, count: int) -> int:
         broker = make_broker(settings.nats_url, "cli", **connect_options(settings, OPERATOR))
         await asyncio.wait_for(broker.connect(), 5)
         try:
-            if table is None:
+            if table is None and tournament is None:
                 return await call(broker, subjects.BOTS_STATUS, BotsQuery(), BotsStatus)
-            return await call(
-                broker, subjects.BOTS_ADD, AddBots(table_id=table, level=level, count=count), BotsStatus, timeout=60
-            )
+            add = AddBots(table_id=table, tournament_id=tournament, level=level, count=count)
+            return await call(broker, subjects.BOTS_ADD, add, BotsStatus, timeout=60)
         finally:
             await broker.stop()
 
@@ -234,7 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     mig.add_argument("--wait", action="store_true", help="only wait until no migration is due (init containers)")
     mig.add_argument("--timeout", type=float, default=600, help="seconds --wait waits")
     add = sub.add_parser("bots", help="seat bots at a table (or list them)")
-    add.add_argument("--table", help="table id (omit to list the running bots)")
+    place = add.add_mutually_exclusive_group()
+    place.add_argument("--table", help="table id (omit both to list the running bots)")
+    place.add_argument("--tournament", help="tournament id: register bots, which play it to the end")
     add.add_argument("--level", choices=get_args(Level), default="normal")
     add.add_argument("--count", type=int, default=1, choices=range(1, 10), metavar="1..9")
     tables_cli.add_parser(sub)
@@ -265,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return migrate.run(args.wait, args.timeout)
     if args.cmd == "bots":
-        return bots(args.table, args.level, args.count)
+        return bots(args.table, args.level, args.count, args.tournament)
     settings = Settings()
     for name in catalog.installed():
         print(f"{name:8} {service_url(name, settings)}")

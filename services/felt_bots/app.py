@@ -10,6 +10,7 @@ import contextlib
 import logging
 import random
 
+from felt_bots.fill import keep_filling
 from felt_bots.levels import LEVELS
 from felt_bots.matches import Matches
 from felt_bots.player import Bot
@@ -55,29 +56,50 @@ class Roster:
         async with self.lock:
             added = []
             for _ in range(count):
-                number = len(self.bots)
-                who = await identity(self.gateway_url, number, level, self.password, self.settings.email_domain)
-                client = FeltClient(
-                    self.gateway_url, api_key=who.api_key, retry=Retry(attempts=10, cap=10.0), timeout=30
-                )
-                bot = Bot(
-                    client,
-                    who.participant_id,
-                    who.name,
-                    level,
-                    table_id,
-                    LEVELS[level],
-                    random.Random(),
-                    think_seconds=self.settings.think_seconds,
-                    pause_seconds=self.settings.pause_seconds,
-                    broke_recheck_seconds=self.settings.broke_recheck_seconds,
-                    invite_code=invite_code,
-                )
-                self.bots.append(bot)
-                self.tasks.append(task := asyncio.create_task(bot.run(), name=f"bot-{number}"))
-                self.added[(table_id, bot.participant_id)] = task
+                bot = await self.new_bot(level, table_id=table_id, invite_code=invite_code)
+                self.added[(table_id, bot.participant_id)] = self.tasks[-1]
                 added.append(bot)
             return added
+
+    async def enter(self, tournament_id: str, level: Level, count: int) -> list[Bot]:
+        """Register `count` bots for a tournament; each plays the table it is seated at until placed."""
+        async with self.lock:
+            added = []
+            for _ in range(count):
+                bot = await self.new_bot(level, tournament_id=tournament_id)
+                added.append(bot)
+            return added
+
+    async def new_bot(
+        self, level: Level, *, table_id: str = "", invite_code: str | None = None, tournament_id: str | None = None
+    ) -> Bot:
+        """A bot with an identity of its own (a tournament's: registered first), playing."""
+        number = len(self.bots)
+        who = await identity(self.gateway_url, number, level, self.password, self.settings.email_domain)
+        client = FeltClient(self.gateway_url, api_key=who.api_key, retry=Retry(attempts=10, cap=10.0), timeout=30)
+        if tournament_id is not None:
+            try:
+                await client.register(tournament_id, idempotency_key=f"bot:{tournament_id}:{who.participant_id}")
+            except ApiError:
+                await client.aclose()
+                raise
+        bot = Bot(
+            client,
+            who.participant_id,
+            who.name,
+            level,
+            table_id,
+            LEVELS[level],
+            random.Random(),
+            think_seconds=self.settings.think_seconds,
+            pause_seconds=self.settings.pause_seconds,
+            broke_recheck_seconds=self.settings.broke_recheck_seconds,
+            invite_code=invite_code,
+            tournament_id=tournament_id,
+        )
+        self.bots.append(bot)
+        self.tasks.append(asyncio.create_task(bot.run(), name=f"bot-{number}"))
+        return bot
 
     async def seat_defaults(self) -> None:
         """The configured bots, once the gateway answers (it may start after us)."""
@@ -144,6 +166,7 @@ def build(ctx: ServiceContext) -> None:
     settings = load_settings(ctx.name, BotsSettings)
     roster = Roster(ctx, settings)
     background: list[asyncio.Task] = []
+    closing: list[FeltClient] = []
 
     matches = Matches(roster, ctx.broker)
 
@@ -157,11 +180,21 @@ def build(ctx: ServiceContext) -> None:
                     log.error(f"{what} not seated", extra={"code": exc.code, "error": exc.message})
 
         background.append(asyncio.create_task(run()))
+        if settings.fill_list():
+            lobby = FeltClient(roster.gateway_url, retry=Retry(attempts=60, cap=2.0))
+            level = settings.level_list()[0]
+            fill = keep_filling(
+                lobby, lambda tid, n: roster.enter(tid, level, n), settings.fill_list(), settings.fill_seconds
+            )
+            background.append(asyncio.create_task(fill, name="bots-fill"))
+            closing.append(lobby)
 
     @ctx.on_shutdown
     async def stop() -> None:
         for task in background:
             task.cancel()
+        for client in closing:
+            await client.aclose()
         await roster.stop()
 
     # rare (operators): one at a time
@@ -169,9 +202,13 @@ def build(ctx: ServiceContext) -> None:
     async def add(req: AddBots) -> BotsStatus:
         """Seat `count` new bots of `level` at `table_id`."""
         try:
-            bots = await roster.add(req.table_id, req.level, req.count, req.invite_code)
+            if req.tournament_id is not None:
+                bots = await roster.enter(req.tournament_id, req.level, req.count)
+            else:
+                bots = await roster.add(req.table_id or "", req.level, req.count, req.invite_code)
         except ApiError as exc:
-            raise BusError(ErrorCode.UNAVAILABLE, f"the gateway refused: {exc}") from None
+            code = ErrorCode(exc.code) if exc.code in ErrorCode._value2member_map_ else ErrorCode.UNAVAILABLE
+            raise BusError(code, f"the gateway refused: {exc}") from None
         return BotsStatus(bots=[b.info() for b in bots])
 
     @responder(ctx.broker, subjects.BOTS_REMOVE, RemoveBot, queue=subjects.BOTS_QUEUE, concurrency=1)

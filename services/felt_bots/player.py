@@ -54,6 +54,7 @@ class Bot:
     broke_recheck_seconds: float = 30.0
     until_closed: bool = False  # a match bot: stop once the table has closed
     invite_code: str | None = None  # a host's bot: the pass its table gave it
+    tournament_id: str | None = None  # a tournament's bot: plays the table it is seated at, until placed
     tally: Tally = field(default_factory=Tally)
     seat: int | None = None
     cursor: int = 0
@@ -89,6 +90,8 @@ class Bot:
                 await asyncio.sleep(1.0)
 
     async def step(self) -> None:
+        if self.tournament_id is not None and not await self.follow():
+            return
         if self.seat is None or self.stale:
             await self.look()
             if self.seat is None:
@@ -97,6 +100,21 @@ class Bot:
         self.observe(page.events)
         self.cursor = page.last_seq
         self.stale = not page.events or any(self.calls_for_a_look(ev) for ev in page.events)
+
+    async def follow(self) -> bool:
+        """A tournament's bot: play the table the tournament seats it at (it moves with it);
+        done once placed or the tournament is over. False while it has no table."""
+        t = await self.client.tournament(self.tournament_id or "")
+        if t["yourPlace"] is not None or t["status"] in ("finished", "cancelled"):
+            self.done = True
+            return False
+        table_id = t["yourTable"]
+        if table_id != self.table_id:
+            self.table_id, self.cursor, self.seat, self.stale = table_id or "", 0, None, True
+        if table_id is None:
+            await asyncio.sleep(1.0)
+            return False
+        return True
 
     def calls_for_a_look(self, event: dict[str, Any]) -> bool:
         turn = event.get("turn") or {}
@@ -110,9 +128,11 @@ class Bot:
         if self.until_closed and table.get("closed"):
             self.done = True
         elif self.seat is None:
-            if not await self.sit_down(table):
+            if self.tournament_id is not None:  # the tournament seats it
+                await asyncio.sleep(1.0)
+            elif not await self.sit_down(table):
                 await asyncio.sleep(self.broke_recheck_seconds)
-        elif self.should_leave(table):
+        elif self.tournament_id is None and self.should_leave(table):
             await self.stand_up()
         elif (hand := table.get("hand") or {}).get("legalActions") and hand.get("actorSeatId") == self.seat:
             await self.act(view)

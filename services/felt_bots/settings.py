@@ -26,6 +26,8 @@ class BotsSettings(BaseSettings):
     pause_seconds: float = Field(default=2.0, ge=0, le=60)  # between hands at explicit-start tables
     broke_recheck_seconds: float = Field(default=30.0, gt=0, le=3600)  # a broke bot looks at its balance again
     email_domain: str = "bots.felt.local"  # owners are bot<N>@<domain>
+    fill_tournaments: str = "sng-six-"  # comma-separated tournament id prefixes bots fill (empty: none)
+    fill_seconds: float = Field(default=60.0, ge=0, le=24 * 3600)  # how long a Sit & Go waits before bots fill it
 
     @field_validator("levels")
     @classmethod
@@ -38,6 +40,9 @@ class BotsSettings(BaseSettings):
 
     def level_list(self) -> list[Level]:
         return _LEVELS.validate_python(self.levels.split(","))
+
+    def fill_list(self) -> list[str]:
+        return [t.strip() for t in self.fill_tournaments.split(",") if t.strip()]
 
     def table_list(self) -> list[str]:
         return [t.strip() for t in self.tables.split(",") if t.strip()]

@@ -51,6 +51,7 @@ from felt_tournament.definitions import check_definition
 from felt_tournament.places import Bust, standings
 from felt_tournament.prizes import award, tier_for
 from felt_tournament.progress import Play
+from felt_tournament.recurring import next_copy
 from felt_tournament.store import entries, tournaments
 
 log = logging.getLogger("felt.tournament")
@@ -67,7 +68,13 @@ def entry_id(tournament_id: str, account_id: str, number: int) -> str:
 
 class Director:
     def __init__(
-        self, engine: AsyncEngine, broker: NatsBroker, *, timeout: float, clock: Clock = lambda: datetime.now(UTC)
+        self,
+        engine: AsyncEngine,
+        broker: NatsBroker,
+        *,
+        timeout: float,
+        clock: Clock = lambda: datetime.now(UTC),
+        recurring: TournamentDefinition | None = None,
     ) -> None:
         self.engine = engine
         self.broker = broker
@@ -76,6 +83,8 @@ class Director:
         self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         #: something to look at: a step the wallet did not answer, or a new scheduled start
         self.wake = asyncio.Event()
+        #: the recurring Sit & Go's template (recurring.py)
+        self.recurring = recurring
 
     # --- definitions ------------------------------------------------------------------------
     async def create(self, req: CreateTournament) -> TournamentView:
@@ -102,6 +111,13 @@ class Director:
         if d.starts_at is not None:
             self.wake.set()  # `keep_settling` now waits for this start too
         return await self.view(d.tournament_id)
+
+    async def reopen(self) -> None:
+        """Open the recurring Sit & Go's next copy unless one takes registrations."""
+        if self.recurring is not None:
+            copy = next_copy(self.recurring, await self.listing(None))
+            if copy is not None:
+                await self.create(copy)
 
     async def view(self, tournament_id: str, *, with_entries: bool = True) -> TournamentView:
         async with self.engine.connect() as conn:
@@ -208,12 +224,14 @@ class Director:
         if d.starts_at is not None:
             return
         async with self.engine.begin() as conn:
-            if await _count(conn, tournament_id, ("registered",)) >= d.max_entrants:
-                await conn.execute(
-                    sa.update(tournaments)
-                    .where(tournaments.c.tournament_id == tournament_id, tournaments.c.status == "registering")
-                    .values(status="running", started_at=self.clock())
-                )
+            if await _count(conn, tournament_id, ("registered",)) < d.max_entrants:
+                return
+            await conn.execute(
+                sa.update(tournaments)
+                .where(tournaments.c.tournament_id == tournament_id, tournaments.c.status == "registering")
+                .values(status="running", started_at=self.clock())
+            )
+        await self.reopen()
 
     async def unregister(self, req: Unregister) -> Registration:
         async with self.locks[req.tournament_id]:

@@ -15,3 +15,7 @@ class TournamentSettings(BaseSettings):
     retry_seconds: float = Field(default=1.0, gt=0)
     #: how often a running tournament's table events are read (the level clock runs on the timer)
     play_poll_seconds: float = Field(default=0.5, gt=0)
+    #: a recurring Sit & Go (recurring.py): its next copy opens whenever one fills
+    recurring: bool = True
+    #: its template, a `TournamentDefinition` as JSON (empty: the default six-seat Sit & Go)
+    recurring_file: str = ""
