@@ -119,6 +119,7 @@ class Entrant(Message):
     place: int | None = None
     prize: int = 0
     busted: bool = False  # eliminated (its place is given when the tournament ends)
+    table_id: str | None = None  # the table it plays at (None: busted, or not playing)
 
 
 class TournamentView(Message):

@@ -154,7 +154,7 @@ async def get_tournament(request: Request, who: Who, tournament_id: TournamentPa
         "registered": bool(mine),
         "your_place": mine[-1].place if mine else None,
         "your_prize": mine[-1].prize if mine else 0,
-        "your_table": t.tables[0] if mine and t.tables and not mine[-1].busted else None,
+        "your_table": (mine[-1].table_id or t.tables[0]) if mine and t.tables and not mine[-1].busted else None,
     }
 
 

@@ -501,6 +501,11 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
     play = Play.model_validate_json(t["play"]) if t["play"] else None
     live = t["status"] == "running" and play is not None and play.seated
     busted = {b.entry_id for b in play.busts} if play else set()
+    at = (
+        {pid: tp.table_id for tp in play.tables.values() if not tp.broken for pid in tp.seats.values()}
+        if live and play
+        else {}
+    )
     return TournamentView(
         definition=d,
         status=t["status"],
@@ -517,6 +522,7 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
                 place=e["place"],
                 prize=e["prize"],
                 busted=e["entry_id"] in busted,
+                table_id=at.get(e["account_id"]) if e["entry_id"] not in busted else None,
             )
             for e in rows
         ]
@@ -524,6 +530,8 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
         else [],
         level=play.level + 1 if live and play else 0,
         level_ends_at=play.level_ends_at if live and play else None,
-        tables=[play.table_id] if live and play else [],
+        tables=([tp.table_id for tp in play.tables.values() if not tp.broken] or [play.table_id])
+        if live and play
+        else [],
         players_left=entrants - len(play.busts) if play else entrants if t["status"] == "running" else 0,
     )

@@ -51,6 +51,7 @@ from felt_tournament.director import Director
 from felt_tournament.places import Bust
 from felt_tournament.progress import Busted, Play
 from felt_tournament.store import entries, tournaments
+from felt_tournament.tables import Tables, eliminations, several
 
 log = logging.getLogger("felt.tournament.play")
 
@@ -102,7 +103,9 @@ class Floor:
                 try:
                     await self.step(tid)
                 except BusError as exc:
-                    log.warning("a tournament step failed", extra={"tournament_id": tid, "code": exc.code})
+                    log.warning(
+                        "a tournament step failed", extra={"tournament_id": tid, "code": exc.code, "detail": str(exc)}
+                    )
                 except Exception:
                     log.exception("a tournament step failed", extra={"tournament_id": tid})
             try:
@@ -138,25 +141,41 @@ class Floor:
             if play is None:
                 play = Play(table_id=table_config(d).table_id, level_ends_at=_now() + _length(d.levels[0]))
                 await self._save(tid, play)
+            multi = Tables(self, d, field, play) if several(d, len(field)) else None
             if not play.seated:
-                await self._seat(d, field, play)
+                await (self._seat_tables(d, field, play, multi) if multi else self._seat(d, field, play))
                 await self._save(tid, play)
             if not play.done:
-                await self._level_clock(d, play)
-                await self._read(tid, play, field)
+                await self._level_clock(d, play, multi)
+                await (self._follow(play, multi, field) if multi else self._read(tid, play, field))
             if not play.done:
                 return
+            if multi:
+                await multi.close_others()
             await self._end(tid, play)
         winner = next(e["entry_id"] for e in field if e["entry_id"] not in {b.entry_id for b in play.busts})
-        await self.director.finish(tid, _eliminations(play), winner)
+        await self.director.finish(tid, eliminations(play) if multi else _eliminations(play), winner)
+
+    async def _seat_tables(
+        self, d: TournamentDefinition, field: list[dict[str, Any]], play: Play, multi: Tables
+    ) -> None:
+        """Several tables: chips issued, every table made with its drawn players, dealing on."""
+        await self._issue(d, field)
+        await multi.seat(table_config(d))
+        await multi.follow()
+        play.seated = True
+        await self._schedule_level(d.tournament_id, play)
+
+    async def _follow(self, play: Play, multi: Tables, field: list[dict[str, Any]]) -> None:
+        await multi.follow()
+        play.done = len(play.busts) >= len(field) - 1
+        await self._save(multi.tid, play)
 
     # --- the start ----------------------------------------------------------------------------
     async def _seat(self, d: TournamentDefinition, field: list[dict[str, Any]], play: Play) -> None:
         """Chips issued, the table made (paused), every entrant seated with their stack, dealing on."""
         tid = d.tournament_id
-        stacks = [ChipsStack(participant_id=e["account_id"], amount=d.starting_chips) for e in field]
-        issue = ChipsIssue(message_id=f"{tid}:issue", ledger_id=tid, issue_id="start", stacks=stacks)
-        await call(self.broker, subjects.WALLET_CHIPS_ISSUE, issue, ChipsMoved, timeout=self.timeout)
+        await self._issue(d, field)
         try:
             create = CreateTable(message_id=f"{tid}:table", config=table_config(d))
             await call(self.broker, subjects.TABLE_CREATE, create, TableSummary, timeout=self.timeout)
@@ -181,8 +200,15 @@ class Floor:
         play.seated = True
         await self._schedule_level(tid, play)
 
+    async def _issue(self, d: TournamentDefinition, field: list[dict[str, Any]]) -> None:
+        """Every entrant's starting stack as the tournament's chips (once: the issue's id)."""
+        tid = d.tournament_id
+        stacks = [ChipsStack(participant_id=e["account_id"], amount=d.starting_chips) for e in field]
+        issue = ChipsIssue(message_id=f"{tid}:issue", ledger_id=tid, issue_id="start", stacks=stacks)
+        await call(self.broker, subjects.WALLET_CHIPS_ISSUE, issue, ChipsMoved, timeout=self.timeout)
+
     # --- the level clock ------------------------------------------------------------------------
-    async def _level_clock(self, d: TournamentDefinition, play: Play) -> None:
+    async def _level_clock(self, d: TournamentDefinition, play: Play, multi: Tables | None = None) -> None:
         """Every level whose end has passed gives way to the next (a break pauses the table);
         then the current level's end is the timer's deadline."""
         moved = False
@@ -190,7 +216,7 @@ class Floor:
             play.level += 1
             play.level_ends_at += _length(d.levels[play.level])
             moved = True
-            await self._apply_level(d, play)
+            await (self._apply_levels(d, play, multi) if multi else self._apply_level(d, play))
         if moved:
             await self._save(d.tournament_id, play)
             await self._schedule_level(d.tournament_id, play)
@@ -210,6 +236,16 @@ class Floor:
         )
         if d.levels[play.level - 1].is_break:
             await self._host(play, "resume", f"{tid}:level:{play.level}:resume")
+
+    async def _apply_levels(self, d: TournamentDefinition, play: Play, multi: Tables) -> None:
+        """Several tables: each takes the level's blinds (a break: no table deals, tables.py)."""
+        level = d.levels[play.level]
+        if not level.is_break:
+            blinds = {"small_blind": level.small_blind, "big_blind": level.big_blind, "ante": level.ante}
+            await multi.host_all("blinds", f"level:{play.level}", **blinds)
+
+    async def save_play(self, tid: str, play: Play) -> None:
+        await self._save(tid, play)
 
     async def _schedule_level(self, tid: str, play: Play) -> None:
         """The timer wakes the service when the level ends (the same key: rescheduling replaces it)."""
@@ -258,14 +294,20 @@ class Floor:
 
     # --- helpers ----------------------------------------------------------------------------------
     async def _host(self, play: Play, control: HostControl, message_id: str, **fields: Any) -> None:
+        await self.host_at(play.table_id, control, message_id, **fields)
+
+    async def host_at(self, table_id: str, control: HostControl, message_id: str, **fields: Any) -> TableResult:
         host = Host(participant_id=host_id(message_id.split(":", 1)[0]), control=control, **fields)
-        await self._command(play, host, message_id)
+        return await self.command_at(table_id, host, message_id)
 
     async def _command(self, play: Play, command: TableCommand, message_id: str | None) -> TableResult:
-        req = TableRequest(table_id=play.table_id, command=command)
+        return await self.command_at(play.table_id, command, message_id)
+
+    async def command_at(self, table_id: str, command: TableCommand, message_id: str | None) -> TableResult:
+        req = TableRequest(table_id=table_id, command=command)
         if message_id is not None:
             req = req.model_copy(update={"message_id": message_id})
-        return await call(self.broker, subjects.table_command(play.table_id), req, TableResult, timeout=self.timeout)
+        return await call(self.broker, subjects.table_command(table_id), req, TableResult, timeout=self.timeout)
 
     async def _load(self, tid: str) -> tuple[dict[str, Any], TournamentDefinition, list[dict[str, Any]]]:
         async with self.engine.connect() as conn:

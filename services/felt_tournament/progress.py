@@ -13,6 +13,37 @@ class Busted(BaseModel):
     hand: int  # the tournament's hand number it busted in
     stack: int  # its stack when that hand started
     seat: int
+    table: int = 1  # the tournament table it busted at
+    round: int = 0  # the hand-for-hand round it busted in (0: not hand-for-hand)
+
+
+class TablePlay(BaseModel):
+    """One table of a multi-table tournament, as its events were read."""
+
+    table_id: str
+    seq: int = 0
+    seats: dict[int, str] = Field(default_factory=dict)  # seat -> participant
+    stacks: dict[str, int] = Field(default_factory=dict)  # participant -> stack at the hand's start
+    button: int | None = None  # the last hand's button seat
+    hand: int = 0  # the tournament's number of the hand running or last dealt here
+    hand_id: str | None = None  # the hand running (None: between hands)
+    paused: bool = False
+    zero: list[str] = Field(default_factory=list)  # ended the last hand with nothing, not yet cashed out
+    round: int = 0  # the hand-for-hand round its hand is in
+    broken: bool = False  # its players went elsewhere and it closed
+
+
+class MoveRecord(BaseModel):
+    """A move (seating.Move) in the tournament's log; `done` once the player sits at the destination."""
+
+    player: str
+    from_table: int
+    from_seat: int
+    to_table: int
+    to_seat: int
+    reason: str
+    hand: int  # the tournament's hands dealt when it was decided
+    done: bool = False
 
 
 class Play(BaseModel):
@@ -29,3 +60,7 @@ class Play(BaseModel):
     busts: list[Busted] = Field(default_factory=list)
     done: bool = False  # one entry left: the table closes, the chips retire, the prizes are paid
     retired: bool = False  # cancelled while playing: its table closed and its chips retired
+    tables: dict[int, TablePlay] = Field(default_factory=dict)  # several tables: number -> its play
+    moves: list[MoveRecord] = Field(default_factory=list)
+    hfh_round: int = 0  # hand-for-hand (seating.HandForHand): the round, and the tables that dealt it
+    hfh_started: list[int] = Field(default_factory=list)

@@ -1,0 +1,249 @@
+"""The play of a tournament over several tables (seating.py decides, this carries it out).
+
+At the start the field is drawn over the fewest tables (`seating.draw`), each a table-service
+table hosted by the tournament, paused while its players sit down at their drawn seats. Every
+table then deals one hand at a time: once its hand has started the tournament pauses it (the
+pause is applied when the hand ends), so each table is between hands until the tournament has
+read its events, run `seating.plan` and resumed it. Moves are written down in the tournament's
+log before they are carried out, and are carried out as two idempotent table commands: the
+host's `unseat` cashes the player's stack out into their tournament chips account at the
+source, then a `Join` at the drawn seat brings all of it to the destination (the table service
+keeps one table session per player, so nobody sits at two tables). All of a plan's players
+leave before any sits down (a final-table redraw swaps seats). A table the plan holds, or one
+waiting for the other tables' hand-for-hand round, stays paused; a broken table closes.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from felt_contracts import subjects
+from felt_contracts.errors import ErrorCode
+from felt_contracts.table import CloseTable, CreateTable, GetEvents, Join, ParticipantKind, TableSummary
+from felt_contracts.tournament import TournamentDefinition
+from felt_runtime.bus import BusError, call
+from felt_tournament import seating
+from felt_tournament.places import Bust
+from felt_tournament.prizes import tier_for
+from felt_tournament.progress import Busted, MoveRecord, Play, TablePlay
+
+if TYPE_CHECKING:
+    from felt_tournament.play import Floor
+
+
+def several(d: TournamentDefinition, entrants: int) -> bool:
+    """Whether the field needs more than one table."""
+    return seating.tables_needed(entrants, d.seats_per_table) > 1
+
+
+def table_id(tid: str, number: int) -> str:
+    return f"{tid}-{number}"
+
+
+def live(play: Play) -> dict[int, TablePlay]:
+    return {n: t for n, t in play.tables.items() if not t.broken}
+
+
+class Tables:
+    """Carries out one tournament's multi-table play for the floor (under its lock)."""
+
+    def __init__(self, floor: Floor, d: TournamentDefinition, field: list[dict[str, Any]], play: Play) -> None:
+        self.floor, self.d, self.play = floor, d, play
+        self.tid = d.tournament_id
+        self.field = {e["account_id"]: e for e in field}
+        self.hold: frozenset[int] = frozenset()  # the tables the last plan holds
+
+    # --- the start ------------------------------------------------------------------------------
+    async def seat(self, config: Any) -> None:
+        """Every table made and paused, every entrant at their drawn seat; then they deal."""
+        play, tid = self.play, self.tid
+        if not play.tables:
+            drawn = seating.draw(sorted(self.field), self.d.seats_per_table, random.Random(tid))
+            play.tables = {t.number: TablePlay(table_id=table_id(tid, t.number), seats=dict(t.seats)) for t in drawn}
+        for number, t in play.tables.items():
+            try:
+                cfg = config.model_copy(update={"table_id": t.table_id, "name": f"{config.name[:44]} #{number}"})
+                create = CreateTable(message_id=f"{tid}:table:{number}", config=cfg)
+                await call(self.floor.broker, subjects.TABLE_CREATE, create, TableSummary, timeout=self.floor.timeout)
+            except BusError as exc:
+                if exc.code is not ErrorCode.CONFLICT:
+                    raise
+            await self.floor.host_at(t.table_id, "pause", f"{tid}:{number}:pause:start")
+            t.paused = True
+            for seat_no, pid in t.seats.items():
+                try:
+                    await self._join(t.table_id, pid, seat_no, self.d.starting_chips, f"{tid}:seat:{pid}")
+                except BusError as exc:
+                    if exc.code is not ErrorCode.ALREADY_SEATED:
+                        raise
+
+    # --- between hands --------------------------------------------------------------------------
+    async def follow(self) -> None:
+        """Read every table; pause the ones dealing; between hands: moves, then deal again."""
+        for number, t in live(self.play).items():
+            await self._read(number, t)
+        if self._done():
+            return
+        idle = {n for n, t in live(self.play).items() if t.paused and t.hand_id is None and not t.zero}
+        if not await self._finish_moves(idle):
+            return
+        if not any(not m.done for m in self.play.moves):
+            await self._plan(idle)
+        if not any(not m.done for m in self.play.moves):
+            await self._deal(idle)
+
+    def _done(self) -> bool:
+        return len(self.play.busts) >= len(self.field) - 1
+
+    async def _read(self, number: int, t: TablePlay) -> None:
+        play = self.play
+        res = await self.floor.command_at(t.table_id, GetEvents(after_seq=t.seq, limit=500), None)
+        for ev in res.events:
+            t.seq = max(t.seq, ev.seq)
+            if ev.kind in ("seated", "waiting") and ev.seat is not None and ev.participant_id:
+                t.seats[ev.seat] = ev.participant_id
+            elif ev.kind == "hand_start" and ev.stacks:
+                play.hand += 1
+                t.hand, t.hand_id, t.button = play.hand, ev.hand_id, ev.seat
+                t.stacks = {t.seats[int(s)]: n for s, n in ev.stacks.items() if int(s) in t.seats}
+            elif ev.kind == "hand_end":
+                t.hand_id = None
+                ends = ev.stacks or {}
+                t.zero = [t.seats[int(s)] for s, n in ends.items() if n == 0 and int(s) in t.seats]
+            elif ev.kind == "table_paused":
+                t.paused = True
+            elif ev.kind == "table_resumed":
+                t.paused = False
+            elif ev.kind in ("left", "session_closed") and ev.participant_id:
+                pid = ev.participant_id
+                t.seats = {s: p for s, p in t.seats.items() if p != pid}
+                t.zero = [p for p in t.zero if p != pid]
+                if ev.detail == "busted" and pid in self.field:
+                    play.busts.append(
+                        Busted(
+                            entry_id=self.field[pid]["entry_id"],
+                            hand=t.hand,
+                            stack=t.stacks.get(pid, 0),
+                            seat=ev.seat or 0,
+                            table=number,
+                            round=t.round,
+                        )
+                    )
+        if t.hand_id is not None and not t.paused:  # one hand at a time: paused when it ends
+            await self.floor.host_at(t.table_id, "pause", f"{self.tid}:{number}:pause:{t.hand_id}")
+            t.paused = True
+
+    async def _plan(self, idle: set[int]) -> None:
+        for t in live(self.play).values():
+            if not t.seats and len(live(self.play)) > 1:  # broken (or emptied by busts): it closes
+                await self._close(t)
+        tables = [seating.Table(n, dict(t.seats), t.button) for n, t in live(self.play).items()]
+        rng = random.Random(f"{self.tid}:{len(self.play.moves)}:{self.play.hand}")
+        plan = seating.plan(tables, self.d.seats_per_table, idle, rng)
+        self.hold = plan.hold
+        for m in plan.moves:
+            self.play.moves.append(MoveRecord(**vars(m), hand=self.play.hand))
+        if plan.moves:
+            await self.floor.save_play(self.tid, self.play)  # the log first
+            await self._finish_moves(idle)
+            await self._plan(idle)  # the broken tables close; what the seating is now
+
+    async def _finish_moves(self, idle: set[int]) -> bool:
+        """Carry out the log's pending moves: every player leaves, then every one sits down.
+        False while a cash-out is still to come (the next look finishes them)."""
+        pending = [(i, m) for i, m in enumerate(self.play.moves) if not m.done]
+        for i, m in pending:
+            src = self.play.tables[m.from_table]
+            if m.player in src.seats.values():
+                res = await self.floor.host_at(src.table_id, "unseat", f"{self.tid}:move:{i}:out", participant=m.player)
+                if res.status != "now":
+                    return False
+                src.seats = {s: p for s, p in src.seats.items() if p != m.player}
+        for i, m in pending:
+            dest = self.play.tables[m.to_table]
+            try:
+                await self._join(dest.table_id, m.player, m.to_seat, None, f"{self.tid}:move:{i}:in")
+            except BusError as exc:
+                if exc.code is ErrorCode.INSUFFICIENT_FUNDS:  # the cash-out is not in yet
+                    return False
+                raise
+            dest.seats[m.to_seat] = m.player
+            m.done = True
+        if pending:
+            await self.floor.save_play(self.tid, self.play)
+        return True
+
+    async def _deal(self, idle: set[int]) -> None:
+        """Resume the idle tables that may deal: two players or more, not held, not in a break,
+        and under hand-for-hand only within the round (seating.HandForHand)."""
+        play = self.play
+        if self.d.levels[play.level].is_break:
+            return
+        tables = live(play)
+        able = {n for n in idle & set(tables) if len(tables[n].seats) >= 2 and n not in self.hold}
+        busy = {n for n, t in tables.items() if t.hand_id is not None}
+        players = sum(len(t.seats) for t in tables.values())
+        percents = tier_for(self.d.payouts, len(self.field)).percents
+        hfh = seating.hand_for_hand([int(p > 0) for p in percents], players, len(tables))
+        state = seating.HandForHand(play.hfh_round or 1, frozenset(play.hfh_started))
+        for n in sorted(able):
+            if hfh:
+                if not state.may_deal(n, busy, able | busy):
+                    continue
+                state = state.deal(n, busy, able | busy)
+                play.hfh_round, play.hfh_started = state.round, sorted(state.started)
+                tables[n].round = state.round
+            else:
+                tables[n].round = 0
+            await self.floor.host_at(tables[n].table_id, "resume", f"{self.tid}:{n}:resume:{tables[n].seq}")
+            tables[n].paused = False
+            busy.add(n)
+        await self.floor.save_play(self.tid, play)
+
+    # --- levels and the end -----------------------------------------------------------------------
+    async def host_all(self, control: Any, key: str, **fields: Any) -> None:
+        for number, t in live(self.play).items():
+            await self.floor.host_at(t.table_id, control, f"{self.tid}:{number}:{key}", **fields)
+
+    async def close_others(self) -> None:
+        """The end: every table but the first closes (the floor closes the first, the final table)."""
+        for t in live(self.play).values():
+            if t.table_id != self.play.table_id:
+                await self._close(t)
+
+    async def _close(self, t: TablePlay) -> None:
+        """Written down first: an empty table holds no chips, and one the table service has let
+        go of (no seats) is not reached again; the last table closes with everyone's chips."""
+        t.broken = True
+        await self.floor.save_play(self.tid, self.play)
+        try:
+            close = CloseTable(message_id=f"{t.table_id}:close", table_id=t.table_id)
+            await call(self.floor.broker, subjects.TABLE_CLOSE, close, TableSummary, timeout=self.floor.timeout)
+        except BusError as exc:
+            if t.seats or exc.code not in (ErrorCode.NOT_FOUND, ErrorCode.UNAVAILABLE):
+                raise
+
+    async def _join(self, table: str, pid: str, seat: int, chips: int | None, message_id: str) -> None:
+        e = self.field[pid]
+        join = Join(
+            participant_id=pid,
+            owner_id=e["owner_id"],
+            kind=ParticipantKind(e["kind"]),
+            name=e["name"],
+            buy_in=chips,
+            seat=seat,
+        )
+        await self.floor.command_at(table, join, message_id)
+
+
+def eliminations(play: Play) -> list[list[Bust]]:
+    """The busts hand by hand in the order the hands were dealt; a hand-for-hand round's busts at
+    every table are one hand (`seating.one_round`)."""
+    groups: dict[tuple[int, int], dict[int, list[Bust]]] = {}
+    first: dict[tuple[int, int], int] = {}
+    for b in play.busts:
+        key = (b.round, 0) if b.round else (0, b.hand)
+        first[key] = min(first.get(key, b.hand), b.hand)
+        groups.setdefault(key, {}).setdefault(b.table, []).append(Bust(b.entry_id, b.stack, b.seat))
+    return [seating.one_round(groups[k]) for k in sorted(groups, key=lambda k: (first[k], k))]
