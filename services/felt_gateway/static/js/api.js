@@ -71,4 +71,8 @@ export const api = {
   refill: (refillId) => post("/api/v2/poker/refill", { refillId }),
   sessions: () => get("/api/v2/poker/sessions?limit=20"),
   ladder: () => get("/api/v2/poker/ladder?limit=100"),
+  tournaments: () => get("/api/v2/poker/tournaments"),
+  tournament: (id) => get(`/api/v2/poker/tournaments/${encodeURIComponent(id)}`),
+  register: (id) => post(`/api/v2/poker/tournaments/${encodeURIComponent(id)}/register`),
+  unregister: (id) => request("DELETE", `/api/v2/poker/tournaments/${encodeURIComponent(id)}/register`),
 };

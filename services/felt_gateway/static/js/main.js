@@ -1,5 +1,5 @@
 // The page's shell: sign up / log in / log out, the header balance, the connection banner,
-// messages, and the two screens (#/lobby, #/table/<id>); an invite link (/t/<code>) opens its table.
+// messages, and the screens (#/lobby, #/table/<id>, #/tournaments, #/tournament/<id>); an invite link (/t/<code>) opens its table.
 
 import { ApiError, api, session } from "./api.js";
 import { $, chips } from "./dom.js";
@@ -8,11 +8,13 @@ import { Ladder } from "./ladder.js";
 import { Lobby } from "./lobby.js";
 import { Socket } from "./socket.js";
 import { TableScreen } from "./table.js";
+import { Tournaments } from "./tournaments.js";
 
 let socket = null;
 let lobby = null;
 let table = null;
 let ladder = null;
+let tournaments = null;
 let balanceTimer = null;
 let refillBelow = Infinity; // the refill threshold, once the room said it (docs/wallet.md "Refills")
 let refillId = null; // this claim's id, kept until it is answered (a retry is the same claim)
@@ -88,7 +90,10 @@ function route() {
   if (!table) return;
   const code = codeInPath();
   if (code) { openInvite(code); return; }
-  if (onLadder) { table.close(); lobby.hide(); return; }
+  const one = location.hash.match(/^#\/tournament\/([a-z0-9][a-z0-9_-]{0,63})$/);
+  const onTournaments = location.hash === "#/tournaments" || !!one;
+  tournaments.show(onTournaments ? (one ? one[1] : null) : false);
+  if (onLadder || onTournaments) { table.close(); lobby.hide(); return; }
   const match = location.hash.match(/^#\/table\/([a-z0-9][a-z0-9_-]{0,63})$/);
   if (match) {
     lobby.hide();
@@ -114,6 +119,9 @@ async function signedIn() {
   socket.addEventListener("unauthorized", () => { notify("Your login expired; log in again.", "error"); signedOut(); });
   const goLobby = () => { location.hash = "#/lobby"; };
   lobby = new Lobby($("#view-lobby"), { onOpen: (id) => { location.hash = `#/table/${id}`; }, notify });
+  tournaments = new Tournaments($("#view-tournaments"), {
+    notify, onOpenTable: (id) => { location.hash = `#/table/${id}`; }, me: me?.participantId,
+  });
   table = new TableScreen($("#view-table"), { socket, notify, onMoney: loadBalance, onLeave: goLobby, me: me?.participantId });
   socket.connect();
   loadBalance();
@@ -126,6 +134,7 @@ function signedOut() {
   if (socket) socket.close();
   if (table) table.close();
   if (lobby) lobby.hide();
+  if (tournaments) tournaments.stop();
   clearInterval(balanceTimer);
   location.reload();
 }
