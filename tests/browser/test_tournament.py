@@ -13,12 +13,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from felt_contracts.tournament import Level, PayoutTier
 from tests.browser.conftest import shot
 from tests.browser.people import Person
 from tests.gateway.conftest import running_stack
 from tests.support.gateway import Stack
-from tests.tournament.conftest import definition
+from tests.tournament.conftest import short_template
 
 
 @pytest.fixture(scope="module")
@@ -26,17 +25,9 @@ def room(chromium: str, nats_url: str, redis_url: str, tmp_path_factory: pytest.
     """A room whose recurring Sit & Go is short (small stacks, blinds doubling every few seconds)
     and whose bots fill it two seconds after a person registers."""
     workdir = tmp_path_factory.mktemp("browser-sng")
-    template = definition(
-        tournament_id="sng-six",
-        starting_chips=300,
-        min_entrants=6,
-        levels=[Level(small_blind=10 * 2**n, big_blind=20 * 2**n, duration_seconds=8) for n in range(8)],
-        payouts=[PayoutTier.model_validate({"min_entrants": 6, "percents": [65, 35]})],
-    )
-    (workdir / "sng.json").write_text(template.model_dump_json())
     db = f"sqlite+aiosqlite:///{workdir / 'felt.sqlite'}"
     env: dict[str, dict[str, str]] = {
-        "tournament": {"FELT_TOURNAMENT_RECURRING_FILE": str(workdir / "sng.json")},
+        "tournament": {"FELT_TOURNAMENT_RECURRING_FILE": short_template(workdir / "sng.json", 300, 8)},
         "table": {"FELT_TABLE_INTERMISSION_SECONDS": "1"},
     }
     with running_stack(nats_url, redis_url, workdir, db, **env) as stack:

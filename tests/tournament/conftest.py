@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from decimal import Decimal
 from typing import Any
 
@@ -52,6 +53,20 @@ def definition(**over: Any) -> TournamentDefinition:
     )
     raw.update(over)
     return TournamentDefinition(**raw)
+
+
+def short_template(path: Path, starting_chips: int, level_seconds: int) -> str:
+    """A recurring six-seat Sit & Go (`sng-six`) that ends in minutes, written to `path`: the
+    value of `FELT_TOURNAMENT_RECURRING_FILE`."""
+    template = definition(
+        tournament_id="sng-six",
+        starting_chips=starting_chips,
+        min_entrants=6,
+        levels=[Level(small_blind=10 * 2**n, big_blind=20 * 2**n, duration_seconds=level_seconds) for n in range(10)],
+        payouts=[PayoutTier(min_entrants=6, percents=[Decimal(65), Decimal(35)])],
+    )
+    path.write_text(template.model_dump_json())
+    return str(path)
 
 
 @dataclass

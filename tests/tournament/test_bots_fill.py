@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from felt_contracts.tournament import Level
 from tests.support.services import ServiceRunner
-from tests.tournament.conftest import Room, definition
+from tests.tournament.conftest import Room, short_template
 from tests.tournament.test_sit_and_go import PLAY_ENV, agent, play
 from tests.support.waiting import eventually
 
@@ -23,18 +22,9 @@ from tests.support.waiting import eventually
 @pytest.fixture(scope="module")
 def room(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
     workdir = tmp_path_factory.mktemp("fill")
-    template = definition(
-        tournament_id="sng-six",
-        starting_chips=1000,
-        min_entrants=6,
-        levels=[Level(small_blind=10 * 2**n, big_blind=20 * 2**n, duration_seconds=5) for n in range(10)],
-        payouts=definition().payouts[1:],
-    )
-    template = template.model_copy(update={"payouts": [template.payouts[0].model_copy(update={"min_entrants": 6})]})
-    (workdir / "sng.json").write_text(template.model_dump_json())
     runner = ServiceRunner(nats_url, redis_url, workdir)
     db = f"sqlite+aiosqlite:///{workdir / 'felt.sqlite'}"
-    env = {**PLAY_ENV, "felt_tournament_recurring_file": str(workdir / "sng.json")}
+    env = {**PLAY_ENV, "felt_tournament_recurring_file": short_template(workdir / "sng.json", 1000, 5)}
     try:
         procs = {n: runner.start(n, database_url=db, ready=False, **env) for n in ("wallet", "limits", "timer")}
         procs["tournament"] = runner.start("tournament", database_url=db, ready=False, **env)
