@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+import nats
 import pytest
 import sqlalchemy as sa
 
@@ -28,6 +29,8 @@ from felt_contracts.wallet import ChipsMoved, ChipsRetire
 from felt_runtime.bus import BusError, call
 from felt_runtime.db import create_engine
 from felt_tournament.progress import Play
+from felt_wallet.chips import issuer_key
+from tests.scale.test_table_replicas import owners
 from tests.support.services import ServiceRunner
 from tests.tournament.conftest import FAST_RETRY, Room, accounts, available, create, pool, register
 from tests.tournament.test_sit_and_go import table_cmd
@@ -110,6 +113,34 @@ async def play_out(bus: Any, tid: str, seconds: float) -> TournamentView:
     raise AssertionError("the tournament did not finish in time")
 
 
+async def watch(nats_url: str, engine: Any, tid: str, owners_seen: set[str]) -> int:
+    """Every few tenths of a second while it plays: no chip created or lost (the ledger sums to
+    zero, the tournament's issuer stays at minus every chip issued) and which replica owns each
+    of its tables. How many times it looked."""
+    nc = await nats.connect(nats_url)
+    js, looks = nc.jetstream(), 0
+    issuer = sa.text("select balance from wallet_ledger where key = :k")
+    try:
+        while True:
+            async with engine.connect() as conn:
+                assert (await conn.execute(sa.text("select sum(balance) from wallet_ledger"))).scalar() in (0, None)
+                row = (await conn.execute(issuer, {"k": issuer_key(tid)})).scalar()
+            assert row in (None, -ENTRANTS * CHIPS, 0), row
+            owned = await owners(js)
+            owners_seen.update(v for k, v in owned.items() if tid in k)
+            looks += 1
+            await asyncio.sleep(0.3)
+    except asyncio.CancelledError:
+        return looks
+    finally:
+        await nc.close()
+
+
+async def _cancel(task: asyncio.Task[int]) -> int:
+    task.cancel()
+    return await task
+
+
 async def all_events(engine: Any, table_id: str) -> list[TableEvent]:
     """A table's events as it stored them (a closed table answers no more commands)."""
     query = sa.text("select body from table_events where table_id = :t order by seq")
@@ -120,7 +151,7 @@ async def all_events(engine: Any, table_id: str) -> list[TableEvent]:
 
 
 async def test_a_27_player_tournament_over_three_tables_on_two_replicas_moves_breaks_and_pays(
-    room: Room, bus: Any
+    room: Room, bus: Any, nats_url: str
 ) -> None:
     names = await accounts(bus, ENTRANTS)
     d = await create(
@@ -136,9 +167,13 @@ async def test_a_27_player_tournament_over_three_tables_on_two_replicas_moves_br
     before = {n: await available(bus, n) for n in names}
     for n in names:
         await register(bus, d.tournament_id, n)
-    t = await play_out(bus, d.tournament_id, 900)
     engine = create_engine(room.database_url)
+    seen_owners: set[str] = set()
+    sampled = asyncio.create_task(watch(nats_url, engine, d.tournament_id, seen_owners))
     try:
+        t = await play_out(bus, d.tournament_id, 900)
+        checks = await asyncio.wait_for(_cancel(sampled), 30)
+        assert checks > 10
         async with engine.connect() as conn:
             raw = (
                 await conn.execute(
@@ -153,6 +188,7 @@ async def test_a_27_player_tournament_over_three_tables_on_two_replicas_moves_br
     finally:
         await engine.dispose()
     assert sorted(play.tables) == [1, 2, 3]
+    assert seen_owners == {"ra", "rb"}, seen_owners  # its tables on both replicas
 
     # the moves: logged, every one carried out, seen leaving its source seat and sitting at its destination
     balance = [m for m in play.moves if m.reason == "balance"]
