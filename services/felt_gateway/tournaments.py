@@ -28,6 +28,7 @@ from felt_contracts.tournament import (
 from felt_gateway import commands
 from felt_gateway.auth import Who
 from felt_gateway.errors import refusals
+from felt_gateway.identity import names_of
 from felt_gateway.poker import IdemKey
 from felt_gateway.schemas import Out
 
@@ -62,6 +63,7 @@ class TournamentOut(Out):
 
 class FinisherOut(Out):
     participant_id: str
+    name: str = Field(description="the screen name (a person's) or the agent's name, as at the tables")
     place: int | None
     prize: int
     busted: bool = Field(description="eliminated; the places are given when the tournament ends")
@@ -142,14 +144,21 @@ async def get_tournament(request: Request, who: Who, tournament_id: TournamentPa
     mine = [e for e in t.entries if e.account_id == who.participant_id and e.status == "registered"]
     from_field = max(t.entrants, t.definition.min_entrants)
     tier = max((p for p in t.definition.payouts if p.min_entrants <= from_field), key=lambda p: p.min_entrants)
+    field = [e for e in t.entries if e.status == "registered"]
+    names = await names_of(request.app.state.engine, sorted({e.account_id for e in field}))
     return {
         **summary(t),
         "payouts": tier.percents,
         "tables": t.tables,
         "finishers": [
-            {"participant_id": e.account_id, "place": e.place, "prize": e.prize, "busted": e.busted}
-            for e in t.entries
-            if e.status == "registered"
+            {
+                "participant_id": e.account_id,
+                "name": names.get(e.account_id, (e.account_id, ""))[0],
+                "place": e.place,
+                "prize": e.prize,
+                "busted": e.busted,
+            }
+            for e in field
         ],
         "registered": bool(mine),
         "your_place": mine[-1].place if mine else None,

@@ -92,5 +92,6 @@ def test_a_person_registers_for_the_sit_and_go_plays_busts_or_wins_and_sees_the_
     expect(page.locator("#results tbody tr")).to_have_count(6)
     expect(page.locator("#your-result")).to_contain_text(re.compile(r"You finished \d"))
     expect(page.locator("#results tr", has_text="You")).to_contain_text(re.compile(rf"^{place}"))
+    expect(page.locator("#results tbody")).to_contain_text("(easy)")  # the bots by their names
     shot(ann, "tournament-results")
     assert ann.errors == []

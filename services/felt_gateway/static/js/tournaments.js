@@ -120,7 +120,7 @@ export class Tournaments {
           h("thead", {}, h("tr", {}, h("th", {}, "Place"), h("th", {}, "Player"), h("th", {}, "Prize"))),
           h("tbody", {}, placed.map((f) => h("tr", { dataset: { place: f.place } },
             h("td", { class: "num" }, ordinal(f.place)),
-            h("td", {}, f.participantId === this.me ? "You" : f.participantId),
+            h("td", {}, f.participantId === this.me ? "You" : f.name),
             h("td", { class: "num" }, chips(f.prize))))))) : null);
   }
 
