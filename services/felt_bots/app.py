@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Awaitable, Callable
 
 from felt_bots.fill import keep_filling
 from felt_bots.levels import LEVELS
@@ -17,6 +18,7 @@ from felt_bots.player import Bot
 from felt_bots.roster import identity, secret
 from felt_bots.settings import BotsSettings
 from felt_client import ApiError, FeltClient, Retry
+from felt_client.backoff import Backoff
 from felt_contracts import subjects
 from felt_contracts.bots import AddBots, BotsQuery, BotsStatus, Level, RemoveBot
 from felt_contracts.ladder import MatchResult, StartMatch
@@ -41,6 +43,7 @@ class Roster:
         self.tasks: list[asyncio.Task] = []
         self.added: dict[tuple[str, str], asyncio.Task] = {}  # (table, bot) -> the task playing it
         self.lock = asyncio.Lock()
+        self.defaults_seated = 0  # of the configured bots (`seat_defaults`)
 
     @property
     def password(self) -> str:
@@ -107,13 +110,14 @@ class Roster:
             return
         tables = await self.default_tables()
         levels = self.settings.level_list()
-        for n in range(self.settings.count):
+        while (n := self.defaults_seated) < self.settings.count:  # a retry goes on from the first not seated
             table_id = (
                 tables[(n // self.settings.per_table) % len(tables)]
                 if not self.settings.table_list()
                 else tables[n % len(tables)]
             )
             await self.add(table_id, levels[n % len(levels)], 1)
+            self.defaults_seated += 1
         log.info("bots seated", extra={"count": self.settings.count, "tables": sorted(set(tables))})
 
     async def default_tables(self) -> list[str]:
@@ -162,6 +166,26 @@ class Roster:
         return BotsStatus(bots=[b.info() for b in self.bots if table_id is None or b.table_id == table_id])
 
 
+#: the waits between tries to seat the bots while the room is still starting (or away)
+STARTUP_RETRY = Backoff(first=1.0, cap=15.0)
+
+
+async def until_seated(what: str, step: Callable[[], Awaitable[None]]) -> None:
+    """Run `step` until it succeeds: the room may not answer yet when the bots service starts
+    first (the wallet still opening its database); a refusal that waiting cannot cure is logged
+    once and left."""
+    for wait in STARTUP_RETRY.delays():
+        try:
+            await step()
+            return
+        except ApiError as exc:
+            if exc.status < 500 and exc.code != "unavailable":
+                log.error(f"{what} not seated", extra={"code": exc.code, "error": exc.message})
+                return
+            log.warning(f"{what} not seated yet", extra={"code": exc.code, "error": exc.message, "retry_in": wait})
+        await asyncio.sleep(wait)
+
+
 def build(ctx: ServiceContext) -> None:
     settings = load_settings(ctx.name, BotsSettings)
     roster = Roster(ctx, settings)
@@ -174,10 +198,7 @@ def build(ctx: ServiceContext) -> None:
     async def seat() -> None:
         async def run() -> None:
             for what, step in (("match bots", matches.resume), ("default bots", roster.seat_defaults)):
-                try:
-                    await step()
-                except ApiError as exc:
-                    log.error(f"{what} not seated", extra={"code": exc.code, "error": exc.message})
+                await until_seated(what, step)
 
         background.append(asyncio.create_task(run()))
         if settings.fill_list():

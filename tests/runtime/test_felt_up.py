@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,27 +197,28 @@ def test_a_nats_outage_longer_than_the_liveness_window_restarts_no_service(room:
     period, threshold = liveness_probe()
     failed_in_a_row = dict.fromkeys(catalog.installed(), 0)
     restarted_by_probe: set[str] = set()
-    try:
-        while time.monotonic() - down < period * threshold + 5:
-            round_began = time.monotonic()
-            for name in failed_in_a_row:
-                url = f"http://127.0.0.1:{catalog.default_port(name) + room.offset}/healthz"
-                try:
-                    ok = httpx.get(url, timeout=4).status_code == 200
-                except httpx.HTTPError:
-                    ok = False  # a probe that times out fails, as the kubelet's does
-                failed_in_a_row[name] = 0 if ok else failed_in_a_row[name] + 1
-                if failed_in_a_row[name] >= threshold:
-                    restarted_by_probe.add(name)
-            time.sleep(max(0.0, period - (time.monotonic() - round_began)))  # one probe per period
-        assert restarted_by_probe == set(), f"/healthz failed {threshold} times in a row: {restarted_by_probe}"
-        after = read_state(room.var / STATE_FILE)
-        assert {n: after[n]["restarts"] for n in after} == {n: before[n]["restarts"] for n in before}
-        assert {n: after[n]["pid"] for n in after} == {n: before[n]["pid"] for n in before}
-    finally:
-        config = room.var / "nats" / nats_access.CONFIG_FILE
-        server = infra.start_nats(port, room.var / "nats", room.var / "logs" / "nats.log", config=config)
-    try:
+    with ExitStack() as back_up:  # NATS started again is stopped whichever check fails
+        try:
+            while time.monotonic() - down < period * threshold + 5:
+                round_began = time.monotonic()
+                for name in failed_in_a_row:
+                    url = f"http://127.0.0.1:{catalog.default_port(name) + room.offset}/healthz"
+                    try:
+                        ok = httpx.get(url, timeout=4).status_code == 200
+                    except httpx.HTTPError:
+                        ok = False  # a probe that times out fails, as the kubelet's does
+                    failed_in_a_row[name] = 0 if ok else failed_in_a_row[name] + 1
+                    if failed_in_a_row[name] >= threshold:
+                        restarted_by_probe.add(name)
+                time.sleep(max(0.0, period - (time.monotonic() - round_began)))  # one probe per period
+            assert restarted_by_probe == set(), f"/healthz failed {threshold} times in a row: {restarted_by_probe}"
+            after = read_state(room.var / STATE_FILE)
+            assert {n: after[n]["restarts"] for n in after} == {n: before[n]["restarts"] for n in before}
+            assert {n: after[n]["pid"] for n in after} == {n: before[n]["pid"] for n in before}
+        finally:
+            config = room.var / "nats" / nats_access.CONFIG_FILE
+            server = infra.start_nats(port, room.var / "nats", room.var / "logs" / "nats.log", config=config)
+            back_up.callback(server.stop)
         back = time.monotonic()
         status = _wait_all_healthy(room.env, room.proc, timeout=HEALTHY_WITHIN)
         assert status.returncode == 0, f"not ready again after NATS came back: {status.stdout}"
@@ -224,8 +226,6 @@ def test_a_nats_outage_longer_than_the_liveness_window_restarts_no_service(room:
         assert _playing(room, 120), f"no table dealt a hand within 120 s of every service being ready ({ready:.0f} s)"
         after = read_state(room.var / STATE_FILE)
         assert {n: after[n]["restarts"] for n in after} == {n: before[n]["restarts"] for n in before}
-    finally:
-        server.stop()
 
 
 @pytest.mark.slow
