@@ -57,9 +57,7 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MonitoredRoom]:
         url = f"nats://127.0.0.1:{port}"
         with (
             redis_server(logs) as redis,
-            gw.running_stack(
-                url, redis, logs, f"sqlite+aiosqlite:///{logs / 'felt.sqlite'}", more=("tournament",)
-            ) as stack,
+            gw.running_stack(url, redis, logs, f"sqlite+aiosqlite:///{logs / 'felt.sqlite'}") as stack,
         ):
             if not stack.has("table"):
                 pytest.skip("the table service is not running")

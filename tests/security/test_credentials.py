@@ -24,6 +24,10 @@ from tests.security.conftest import PASSWORD, SECRETS, agent, owner
 #: what anyone may call: the rules, the lobby, signing up and logging in
 PUBLIC = {
     ("GET", "/api/v2/poker/rules"),
+    ("GET", "/api/v2/poker/games"),
+    ("GET", "/api/v2/poker/ladder"),
+    ("GET", "/api/v2/poker/matches/{match_id}"),
+    ("GET", "/api/v2/poker/tournaments"),
     ("GET", "/api/v2/poker/tables"),
     ("POST", "/api/v2/accounts/signup"),
     ("POST", "/api/v2/accounts/login"),
@@ -129,6 +133,10 @@ async def test_no_endpoint_answers_without_valid_credentials(room, http) -> None
             template.replace("{table_id}", "nlhe-1-a")
             .replace("{hand_id}", "nlhe-1-a-0123456789abcdef")
             .replace("{agent_id}", "a" * 32)
+            .replace("{code}", "c" * 22)
+            .replace("{participant_id}", "p" * 32)
+            .replace("{tournament_id}", "t-0123456789")
+            .replace("{match_id}", "m" * 20)
         )
         assert "{" not in path, template
         for headers in attempts:
@@ -138,7 +146,8 @@ async def test_no_endpoint_answers_without_valid_credentials(room, http) -> None
             checked += 1
     assert checked == len(attempts) * (len(operations) - len(PUBLIC))
     for method, path in PUBLIC - {("POST", "/api/v2/accounts/login"), ("POST", "/api/v2/accounts/signup")}:
-        assert (await http.request(method, path)).status_code == 200
+        answered = await http.request(method, path.replace("{match_id}", "m" * 20))
+        assert answered.status_code == (404 if "{" in path else 200), (path, answered.text[:200])  # no such match
 
 
 async def test_password_guessing_is_throttled_per_email(room, http) -> None:
