@@ -197,13 +197,13 @@ RULES: dict[str, tuple[str | tuple[str, ...], Callable[[str], bool], str]] = {
     ),
     # the tournament director seats its entrants itself (they register; they never send a join)
     "a client request's bus request (REST and WebSocket: table commands, their message ids, chat posts)": (
-        ("services/felt_gateway/commands.py", "services/felt_tournament/play.py"),
+        ("services/felt_gateway/commands.py", "services/felt_tournament/"),
         either(*(calls_to(c) for c in CLIENT_REQUESTS)),
         "def post(who, frame):\n    return ChatPost(table_id=frame.table_id, participant_id=who.participant_id, text=frame.text)\n",
     ),
     # the tournament director follows its own tables' events (seats, stacks, busts) as no viewer
     "the feed-gap reader (a viewer's events: the gateway's feed, else the table)": (
-        ("services/felt_gateway/hub.py", "services/felt_tournament/play.py"),
+        ("services/felt_gateway/hub.py", "services/felt_tournament/"),
         calls_to("GetEvents"),
         "async def fetch(bus, t, me, seq):\n    return await bus.table(t, GetEvents(after_seq=seq, viewer=me))\n",
     ),
