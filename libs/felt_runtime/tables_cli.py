@@ -5,23 +5,13 @@ point at. A refusal prints one line with its code (and the field at fault) and e
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import Any
 
 from felt_contracts import subjects
 from felt_contracts.base import Request
 from felt_contracts.table import CloseTable, CreateTable, ListTables, TableConfig, TableList, TableSummary
-from felt_contracts.access import OPERATOR
-from felt_runtime.bus import BusError, call, make_broker
-from felt_runtime.nats_access import connect_options
-from felt_runtime.settings import Settings
-
-M = TypeVar("M", bound=BaseModel)
+from felt_runtime.operator_cli import answer, ask, json_object
 
 
 def add_parser(sub: Any) -> None:
@@ -37,35 +27,19 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.verb == "create":
-            request: Any = CreateTable(config=_config(args))
-        elif args.verb == "close":
-            request = CloseTable(table_id=args.table_id)
-        else:
-            request = ListTables()
-    except (ValueError, OSError) as exc:  # includes pydantic's ValidationError
-        print(f"felt table {args.verb}: {one_line(exc)}")
-        return 1
-    try:
-        result = asyncio.run(_send(request))
-    except BusError as exc:
-        field = exc.details.get("field")
-        print(f"felt table {args.verb}: {exc.code.value}: {exc.message}" + (f" (field {field})" if field else ""))
-        return 1
-    if isinstance(result, TableList):
-        for t in result.tables:
-            print(_line(t))
-    else:
-        print(_line(result))
-    return 0
+    return answer(f"felt table {args.verb}", lambda: _request(args), _send, _lines)
+
+
+def _request(args: argparse.Namespace) -> Request:
+    if args.verb == "create":
+        return CreateTable(config=_config(args))
+    if args.verb == "close":
+        return CloseTable(table_id=args.table_id)
+    return ListTables()
 
 
 def _config(args: argparse.Namespace) -> TableConfig:
-    text = Path(args.config[1:]).read_text() if args.config.startswith("@") else args.config
-    raw = json.loads(text)
-    if not isinstance(raw, dict):
-        raise ValueError("the config must be a JSON object (a TableConfig)")
+    raw = json_object(args.config, TableConfig)
     if args.max_hands is not None:
         raw["max_hands"] = args.max_hands
     if args.duration is not None:
@@ -75,31 +49,16 @@ def _config(args: argparse.Namespace) -> TableConfig:
     return TableConfig.model_validate(raw)
 
 
-def one_line(exc: Exception) -> str:
-    """A refused input (a pydantic error: its first field) as one line."""
-    if isinstance(exc, ValidationError):
-        first = exc.errors()[0]
-        return f"malformed: field {'.'.join(str(p) for p in first['loc']) or '(config)'}: {first['msg']}"
-    return f"malformed: {exc}"
-
-
-async def ask(subject: str, request: Request, result: type[M], timeout: float = 5.0) -> M:
-    """One request to the running room (`FELT_NATS_URL`) as the operator, on a connection of its own."""
-    settings = Settings()
-    broker = make_broker(settings.nats_url, "cli", **connect_options(settings, OPERATOR))
-    await broker.connect()
-    try:
-        return await call(broker, subject, request, result, timeout=timeout)
-    finally:
-        await broker.stop()
-
-
-async def _send(request: Any) -> TableSummary | TableList:
+async def _send(request: Request) -> TableSummary | TableList:
     if isinstance(request, CreateTable):
         return await ask(subjects.TABLE_CREATE, request, TableSummary)
     if isinstance(request, CloseTable):
         return await ask(subjects.TABLE_CLOSE, request, TableSummary, timeout=30)
     return await ask(subjects.TABLE_LIST, request, TableList)
+
+
+def _lines(result: TableSummary | TableList) -> list[str]:
+    return [_line(t) for t in (result.tables if isinstance(result, TableList) else [result])]
 
 
 def _line(t: TableSummary) -> str:

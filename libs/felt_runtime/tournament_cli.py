@@ -6,9 +6,6 @@ with the reason) and exits 1."""
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
-from pathlib import Path
 from typing import Any
 
 from felt_contracts import subjects
@@ -20,8 +17,8 @@ from felt_contracts.tournament import (
     TournamentList,
     TournamentView,
 )
-from felt_runtime.bus import BusError
-from felt_runtime.tables_cli import ask, one_line
+from felt_contracts.base import Request
+from felt_runtime.operator_cli import answer, ask, json_object
 
 
 def add_parser(sub: Any) -> None:
@@ -35,41 +32,29 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.verb == "create":
-            request: Any = CreateTournament(definition=_definition(args.definition))
-        elif args.verb == "cancel":
-            request = CancelTournament(tournament_id=args.tournament_id)
-        else:
-            request = ListTournaments()
-    except (ValueError, OSError) as exc:  # includes pydantic's ValidationError
-        print(f"felt tournament {args.verb}: {one_line(exc)}")
-        return 1
-    try:
-        result = asyncio.run(_send(request))
-    except BusError as exc:
-        field, reason = exc.details.get("field"), exc.details.get("reason")
-        where = f" (field {field}{', ' + reason if reason else ''})" if field else ""
-        print(f"felt tournament {args.verb}: {exc.code.value}: {exc.message}{where}")
-        return 1
-    for view in result.tournaments if isinstance(result, TournamentList) else [result]:
-        print(_line(view))
-    return 0
+    return answer(f"felt tournament {args.verb}", lambda: _request(args), _send, _lines)
 
 
-def _definition(text: str) -> TournamentDefinition:
-    raw = json.loads(Path(text[1:]).read_text() if text.startswith("@") else text)
-    if not isinstance(raw, dict):
-        raise ValueError("the definition must be a JSON object (a TournamentDefinition)")
-    return TournamentDefinition.model_validate(raw)
+def _request(args: argparse.Namespace) -> Request:
+    if args.verb == "create":
+        return CreateTournament(
+            definition=TournamentDefinition.model_validate(json_object(args.definition, TournamentDefinition))
+        )
+    if args.verb == "cancel":
+        return CancelTournament(tournament_id=args.tournament_id)
+    return ListTournaments()
 
 
-async def _send(request: Any) -> TournamentView | TournamentList:
+async def _send(request: Request) -> TournamentView | TournamentList:
     if isinstance(request, CreateTournament):
         return await ask(subjects.TOURNAMENT_CREATE, request, TournamentView)
     if isinstance(request, CancelTournament):
         return await ask(subjects.TOURNAMENT_CANCEL, request, TournamentView, timeout=30)
     return await ask(subjects.TOURNAMENT_LIST, request, TournamentList)
+
+
+def _lines(result: TournamentView | TournamentList) -> list[str]:
+    return [_line(t) for t in (result.tournaments if isinstance(result, TournamentList) else [result])]
 
 
 def _line(t: TournamentView) -> str:
