@@ -6,9 +6,9 @@ each identity below connects as its own NATS user and may publish and subscribe 
 named for here. docs/operations.md ("Who may say what on the bus") explains the rules:
 only the table asks the wallet to move chips (the tournament service, for prize pools only), only
 the wallet publishes transfer events, only the
-table publishes table events, the gateway sends only what a client's request becomes, and the bots
-serve their own subjects and send only the request for a benchmark match's table (they play through
-the gateway's REST API).
+table publishes table events, the gateway sends only what a client's request becomes (a benchmark
+match too: it holds the bot, has the table made and seats the bot), and the bots serve their own
+subjects and send nothing (they play through the gateway's REST API).
 """
 
 from __future__ import annotations
@@ -101,15 +101,16 @@ REQUESTS: tuple[Requests, ...] = (
     # tournament service creates and closes its tournaments' tables
     Requests("table", ("gateway", OPERATOR, "tournament"), (s.TABLE_CREATE,)),
     Requests("table", (OPERATOR, "tournament"), (s.TABLE_CLOSE,)),
-    # the ladder and benchmark matches: the bots service has a match's table made for its bot
-    Requests("table", ("gateway",), (s.TABLE_LADDER, s.TABLE_MATCH_GET)),
-    Requests("table", ("bots",), (s.TABLE_MATCH_CREATE,)),
+    # the ladder and benchmark matches: the gateway has a match's table made for the bot it holds
+    Requests("table", ("gateway",), (s.TABLE_LADDER, s.TABLE_MATCH_CREATE, s.TABLE_MATCH_GET)),
     # replicas forward what another replica owns to it (tables over replicas)
     Requests("table", ("table",), (s.table_replica("*", "*"),)),
     Requests("chat", ("gateway",), (s.CHAT_POST, s.CHAT_HISTORY, s.CHAT_JOIN, s.CHAT_LEAVE)),
     # a host adds bots to a table of theirs through the gateway, and removes them
     Requests("bots", ("gateway", OPERATOR), (s.BOTS_ADD, s.BOTS_REMOVE)),
-    Requests("bots", ("gateway", OPERATOR), (s.BOTS_STATUS, s.BOTS_MATCH)),
+    Requests("bots", ("gateway", OPERATOR), (s.BOTS_STATUS,)),
+    # a benchmark match: the gateway holds a bot of the level, then seats it (or frees it)
+    Requests("bots", ("gateway",), (s.BOTS_MATCH_RESERVE, s.BOTS_MATCH_PLAY, s.BOTS_MATCH_RELEASE)),
     Requests("tournament", (OPERATOR,), (s.TOURNAMENT_CREATE, s.TOURNAMENT_CANCEL)),
     Requests("tournament", ("gateway", OPERATOR), (s.TOURNAMENT_LIST, s.TOURNAMENT_GET)),
     Requests("tournament", ("gateway",), (s.TOURNAMENT_REGISTER, s.TOURNAMENT_UNREGISTER)),

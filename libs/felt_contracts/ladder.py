@@ -4,12 +4,24 @@ matches of an agent against a Felt bot level (docs/agents.md, "The ladder").
 Subjects (felt_contracts.subjects):
 - `TABLE_LADDER` (request/reply, the gateway): `LadderQuery` -> `LadderRows`: per participant and
   set of opponents, the settled hands' tally (the gateway names the opponents' kinds).
-- `TABLE_MATCH_CREATE` (request/reply, the bots service): `CreateMatch` -> `MatchResult`: the
+- `TABLE_MATCH_CREATE` (request/reply, the gateway): `CreateMatch` -> `MatchResult`: the
   match's table, refused with `validation` (`details.field`) past the size cap and `limit_exceeded`
-  (`reason` `matches_per_day`, `next_at`) past the owner's daily matches; the same terms again answer the match as it is.
+  (`reason` `matches_per_day`, `next_at`) past the owner's daily matches. A match id that exists
+  answers that match as it is, whichever bot the terms name (the bot held for a retry may be
+  another one); other terms under the same id are a `conflict`.
 - `TABLE_MATCH_GET` (request/reply, the gateway): `MatchQuery` -> `MatchResult` (`not_found`).
-- `BOTS_MATCH` (request/reply, the gateway): `StartMatch` -> `MatchResult`: the bots service picks
-  a bot of the level, has the table create the match table and seats the bot there.
+
+The gateway makes a match in three steps, the bots service sending nothing to the table:
+- `BOTS_MATCH_RESERVE`: `ReserveBot` -> `MatchBot` (`reserved`, or `playing`): a bot of the level
+  held for the match id; the same id again answers the same bot while it is held or playing (a
+  level other than its bot's: `conflict`). A hold not followed up lapses after
+  `FELT_BOTS_MATCH_HOLD_SECONDS` and its bot is free again.
+- then `TABLE_MATCH_CREATE` with that bot as the opponent;
+- `BOTS_MATCH_PLAY`: `PlayMatch` (the table's answer) -> `MatchBot`: the bot the table's terms name
+  is seated (`playing`; the held bot is freed if it is another one), or, the match finished, the
+  hold is released (`released`). `unavailable` when the named bot plays another match.
+- `BOTS_MATCH_RELEASE`: `ReleaseBot` -> `MatchBot`: the table made no match (it refused or did not
+  answer): the hold is released at once (a playing bot is left playing).
 """
 
 from __future__ import annotations
@@ -84,14 +96,6 @@ class MatchTerms(Message):
     deals: Annotated[int, Field(ge=1, le=10**6)]
 
 
-class StartMatch(Request):
-    match_id: MatchId
-    owner_id: Annotated[str, Field(min_length=1, max_length=200)]
-    participant_id: Annotated[str, Field(min_length=1, max_length=200)]
-    level: Level
-    hands: Annotated[int, Field(ge=1, le=10**6)]
-
-
 class CreateMatch(Request):
     terms: MatchTerms
 
@@ -111,3 +115,24 @@ class MatchResult(Message):
     net_chips: int
     bb_per_100: float | None = None
     ci95: float | None = None  # half-width of the 95% confidence interval
+
+
+class ReserveBot(Request):
+    match_id: MatchId
+    level: Level
+
+
+class PlayMatch(Request):
+    match: MatchResult  # the table's answer: its terms name the bot
+
+
+class ReleaseBot(Request):
+    match_id: MatchId
+
+
+class MatchBot(Message):
+    """A match's bot as the bots service holds it: `participant_id` None when none is held."""
+
+    match_id: MatchId
+    participant_id: str | None
+    state: Literal["reserved", "playing", "released"]

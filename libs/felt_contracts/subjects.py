@@ -70,7 +70,7 @@ TABLE_LIST = "felt.table.list"
 TABLE_CREATE = "felt.table.create"  # create a table (operators: house tables; the gateway: players' tables)
 TABLE_CLOSE = "felt.table.close"  # operators: close a table (after the hand in progress)
 TABLE_LADDER = "felt.table.ladder"  # the gateway: every participant's settled hands, tallied
-TABLE_MATCH_CREATE = "felt.table.match_create"  # the bots service: a benchmark match's table
+TABLE_MATCH_CREATE = "felt.table.match_create"  # the gateway: a benchmark match's table
 TABLE_MATCH_GET = "felt.table.match_get"  # the gateway: a match and its result
 
 
@@ -159,4 +159,7 @@ BOTS_QUEUE = "felt-bots"
 BOTS_ADD = "felt.bots.add"  # seat more bots at a table
 BOTS_STATUS = "felt.bots.status"  # every running bot and what it did
 BOTS_REMOVE = "felt.bots.remove"  # stop a bot a host added (it leaves its table)
-BOTS_MATCH = "felt.bots.match"  # the gateway: an agent's benchmark match against a bot level
+# the gateway, for an agent's benchmark match: hold a bot of the level, seat it at the match's table, free it
+BOTS_MATCH_RESERVE = "felt.bots.match_reserve"
+BOTS_MATCH_PLAY = "felt.bots.match_play"
+BOTS_MATCH_RELEASE = "felt.bots.match_release"

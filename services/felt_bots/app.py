@@ -21,7 +21,7 @@ from felt_client import ApiError, FeltClient, Retry
 from felt_client.backoff import Backoff
 from felt_contracts import subjects
 from felt_contracts.bots import AddBots, BotsQuery, BotsStatus, Level, RemoveBot
-from felt_contracts.ladder import MatchResult, StartMatch
+from felt_contracts.ladder import MatchBot, PlayMatch, ReleaseBot, ReserveBot
 from felt_runtime import catalog
 from felt_runtime.bus import BusError, responder
 from felt_runtime.service import ServiceContext, load_settings
@@ -192,7 +192,7 @@ def build(ctx: ServiceContext) -> None:
     background: list[asyncio.Task] = []
     closing: list[FeltClient] = []
 
-    matches = Matches(roster, ctx.broker)
+    matches = Matches(roster)
 
     @ctx.on_startup
     async def seat() -> None:
@@ -238,10 +238,20 @@ def build(ctx: ServiceContext) -> None:
         return await roster.remove(req.table_id, req.participant_id)
 
     # one at a time: a match takes a free bot of its level
-    @responder(ctx.broker, subjects.BOTS_MATCH, StartMatch, queue=subjects.BOTS_QUEUE, concurrency=1)
-    async def match(req: StartMatch) -> MatchResult:
-        """An agent's benchmark match against a bot of `level` (its table, the bot seated)."""
-        return await matches.start(req)
+    @responder(ctx.broker, subjects.BOTS_MATCH_RESERVE, ReserveBot, queue=subjects.BOTS_QUEUE, concurrency=1)
+    async def match_reserve(req: ReserveBot) -> MatchBot:
+        """Hold a bot of `level` for a benchmark match the gateway is making."""
+        return await matches.reserve(req)
+
+    @responder(ctx.broker, subjects.BOTS_MATCH_PLAY, PlayMatch, queue=subjects.BOTS_QUEUE, concurrency=1)
+    async def match_play(req: PlayMatch) -> MatchBot:
+        """Seat the bot a match table's terms name (a finished match: free the bot held)."""
+        return await matches.play(req)
+
+    @responder(ctx.broker, subjects.BOTS_MATCH_RELEASE, ReleaseBot, queue=subjects.BOTS_QUEUE, concurrency=1)
+    async def match_release(req: ReleaseBot) -> MatchBot:
+        """Free the bot held for a match the table did not make."""
+        return await matches.release(req)
 
     @responder(ctx.broker, subjects.BOTS_STATUS, BotsQuery, queue=subjects.BOTS_QUEUE, concurrency=1)
     async def status(req: BotsQuery) -> BotsStatus:

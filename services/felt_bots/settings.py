@@ -28,6 +28,7 @@ class BotsSettings(BaseSettings):
     email_domain: str = "bots.felt.local"  # owners are bot<N>@<domain>
     fill_tournaments: str = "sng-six-"  # comma-separated tournament id prefixes bots fill (empty: none)
     fill_seconds: float = Field(default=60.0, ge=0, le=24 * 3600)  # how long a Sit & Go waits before bots fill it
+    match_hold_seconds: float = Field(default=120.0, gt=0, le=3600)  # a match's bot held for the gateway's next step
 
     @field_validator("levels")
     @classmethod

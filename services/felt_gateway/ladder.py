@@ -3,7 +3,8 @@
 The table service tallies every settled hand per participant and set of opponents; this module
 names the opponents' kind — people, a Felt bot level (the bots service says which agents are its
 bots), other agents — and turns the tallies into bb/100 with a 95% confidence interval. A match
-is started for the calling agent by the bots service, which has the table service make its table.
+is started for the calling agent by the gateway itself (`matches`): a bot held by the bots
+service, the table made by the table service, the bot seated.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from pydantic import ConfigDict, Field
 from felt_contracts import subjects
 from felt_contracts.bots import BotsQuery, BotsStatus, Level
 from felt_contracts.errors import ErrorCode
-from felt_contracts.ladder import LadderQuery, LadderRow, LadderRows, MatchQuery, MatchResult, StartMatch, Tally
-from felt_gateway import commands
+from felt_contracts.ladder import LadderQuery, LadderRow, LadderRows, MatchQuery, MatchResult, Tally
+from felt_gateway import commands, matches
 from felt_gateway.auth import Who
 from felt_gateway.errors import ApiError, refusals
 from felt_gateway.identity import names_of
@@ -29,8 +30,6 @@ from felt_runtime.bus import BusError
 router = APIRouter(prefix="/api/v2/poker", tags=["ladder"])
 
 Opponents = Literal["people", "easy", "normal", "hard", "bots", "agents"]
-#: how long the bots service may take to start a match (it may sign its bot up first)
-MATCH_START_SECONDS = 30.0
 
 
 class RateOut(Out):
@@ -192,7 +191,8 @@ async def start_match(
     `tableId` and play; its result is `GET /matches/{matchId}` and the ladder. At most
     `FELT_TABLE_MATCH_MAX_HANDS` hands (`validation`, `details.field` = `hands`) and
     `FELT_TABLE_MATCHES_PER_DAY` matches per owner in 24 hours (`limit_exceeded`, `details.reason`
-    `matches_per_day`, `details.next_at`)."""
+    `matches_per_day`, `details.next_at`). `unavailable` when the bots or the table service does
+    not answer: start it again with the same `Idempotency-Key` (it answers the same match and bot)."""
     if body.hands % 2:
         raise ApiError(ErrorCode.VALIDATION, "hands must be even: each deal is played twice", field="hands")
     if who.kind != "AGENT":
@@ -202,11 +202,8 @@ async def start_match(
         if idempotency_key
         else secrets.token_hex(10)
     )
-    req = StartMatch(
-        match_id=match_id, owner_id=who.owner_id, participant_id=who.participant_id, level=body.level, hands=body.hands
-    )
-    result = await request.app.state.bus.call(subjects.BOTS_MATCH, req, MatchResult, timeout=MATCH_START_SECONDS)
-    return match_out(result)
+    bus = request.app.state.bus
+    return match_out(await matches.make(bus, match_id, who.owner_id, who.participant_id, body.level, body.hands))
 
 
 @router.get(

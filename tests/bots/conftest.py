@@ -38,6 +38,8 @@ ENV = {
     "wallet": {"FELT_WALLET_GRANT": "100000"},
     "gateway": {"FELT_GATEWAY_AUTH_CACHE_SECONDS": "1"},
 }
+#: how long the bots service holds a match's bot for the gateway's next step (test_ladder.py waits it out)
+MATCH_HOLD_SECONDS = 2.0
 
 
 @dataclass
@@ -113,6 +115,7 @@ def bots_service(room: Room) -> Iterator[ServiceProcess]:
         FELT_BOTS_THINK_SECONDS="0",
         FELT_BOTS_PAUSE_SECONDS="0.1",
         FELT_BOTS_BROKE_RECHECK_SECONDS="1",
+        FELT_BOTS_MATCH_HOLD_SECONDS=str(MATCH_HOLD_SECONDS),
         ready=False,
     )
     proc.wait_ready(timeout=90)  # a loaded machine imports slowly

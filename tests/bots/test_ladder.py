@@ -1,25 +1,32 @@
 """The ladder and benchmark matches in a real room: an agent (a calling station driven by
 felt_client) plays a 200-hand duplicate match against the Easy bot, which reports bb/100 with its
 95% interval; the ladder lists both, by opponents. Bad input is refused with a stable code naming
-the field, a retried start answers the same match, and an owner's matches per day are capped. A
-restart of the bots service seats the match's bot again."""
+the field, a retried start answers the same match and bot, and an owner's matches per day are
+capped. The gateway makes a match in three steps (a bot held, the table made, the bot seated): a
+hold never followed up lapses and frees its bot, the bot the table's terms name is the one that
+plays, a gateway killed between its steps leaves nothing a retry does not finish, and a match
+started while the bots service is down is `unavailable` and makes no table. A restart of the bots
+service seats the match's bot again."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
+import uuid
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
-from felt_client import ApiError
+from felt_client import ApiError, FeltClient, Retry
 from felt_contracts import subjects
 from felt_contracts.bots import BotsQuery, BotsStatus
+from felt_contracts.ladder import CreateMatch, MatchBot, MatchResult, MatchTerms, PlayMatch, ReleaseBot, ReserveBot
 from felt_runtime.bus import call
-from tests.bots.conftest import Room, new_agent
+from tests.bots.conftest import MATCH_HOLD_SECONDS, Room, new_agent
 from tests.support.agents import calling_station
+from tests.support.pausing import paused
 from tests.support.waiting import eventually
 
 HANDS = 200
@@ -106,6 +113,7 @@ async def test_bad_input_is_refused_with_the_field_and_matches_are_capped(room: 
         first = await agent.start_match("easy", 20, idempotency_key="bench-1")
         again = await agent.start_match("easy", 20, idempotency_key="bench-1")
         assert again["matchId"] == first["matchId"] and again["tableId"] == first["tableId"]
+        assert again["opponentId"] == first["opponentId"]
         err = await refusal(agent.start_match("hard", 20, idempotency_key="bench-1"))  # the key, other terms
         assert (err.status, err.code) == (409, "conflict")
         await agent.start_match("normal", 20)
@@ -136,3 +144,95 @@ async def test_a_match_goes_on_after_a_restart_of_the_bots_service(room: Room, b
         await asyncio.wait_for(play, timeout=300)
         result = await agent.match(match["matchId"])
         assert (result["status"], result["handsPlayed"]) == ("finished", 20)
+
+
+async def reserve(bus: Any, match_id: str, level: str = "hard") -> str:
+    """The gateway's first step: the bot held for `match_id`."""
+    held = await call(
+        bus, subjects.BOTS_MATCH_RESERVE, ReserveBot(match_id=match_id, level=level), MatchBot, timeout=30
+    )
+    assert held.participant_id is not None
+    return held.participant_id
+
+
+async def test_a_hold_never_followed_up_lapses_and_the_bot_the_table_names_plays(room: Room, bus, bots_service) -> None:
+    """The test takes the gateway's steps on the bus: a hold per match id; holds never followed up
+    (their gateway died) lapse and their bots are held again, no bot made; the table answers the
+    match it made whatever bot a retry holds, and the bot its terms name plays."""
+    ids = [uuid.uuid4().hex[:12] for _ in range(5)]
+    a = await reserve(bus, ids[0])
+    assert await reserve(bus, ids[0]) == a
+    b = await reserve(bus, ids[1])
+    assert b != a, "a held bot is not held for another match"
+    await asyncio.sleep(MATCH_HOLD_SECONDS + 0.5)  # neither followed up
+    c, d = await reserve(bus, ids[2]), await reserve(bus, ids[3])
+    assert {c, d} == {a, b}, "the lapsed holds' bots are free again"
+    freed = await call(bus, subjects.BOTS_MATCH_RELEASE, ReleaseBot(match_id=ids[3]), MatchBot)
+    assert (freed.participant_id, freed.state) == (d, "released")
+    assert await reserve(bus, ids[4]) == d  # freed at once, held again
+
+    owner, agent = await new_agent(room, "held")
+    async with owner, agent:
+        me = (await agent.balance()).account_id
+        terms = MatchTerms(match_id=ids[4], owner_id=me, participant_id=me, opponent_id=c, level="hard", deals=1)
+        made = await call(bus, subjects.TABLE_MATCH_CREATE, CreateMatch(terms=terms), MatchResult)
+        retried = terms.model_copy(update={"opponent_id": d})  # a retry holding another bot
+        again = await call(bus, subjects.TABLE_MATCH_CREATE, CreateMatch(terms=retried), MatchResult)
+        assert (again.table_id, again.terms.opponent_id) == (made.table_id, c)
+        seated = await call(bus, subjects.BOTS_MATCH_PLAY, PlayMatch(match=again), MatchBot, timeout=30)
+        assert (seated.participant_id, seated.state) == (c, "playing")
+        assert await reserve(bus, uuid.uuid4().hex[:12]) == d, "the held bot the table did not name was freed"
+        await calling_station(agent, made.table_id)
+        result = await agent.match(ids[4])
+        assert (result["status"], result["opponentId"]) == ("finished", c)
+
+
+async def test_a_match_is_unavailable_and_makes_no_table_while_the_bots_service_is_down(
+    room: Room, bus, bots_service
+) -> None:
+    owner, agent = await new_agent(room, "no-bots")
+    once = FeltClient(room.url, api_key=agent.credential, retry=Retry(attempts=1))
+    async with owner, agent, once:
+        me = (await agent.balance()).account_id
+        creates = await bus.connection.subscribe(subjects.TABLE_MATCH_CREATE)
+        await asyncio.to_thread(bots_service.kill9)
+        try:
+            err = await refusal(once.start_match("easy", 20, idempotency_key="no-bots"))
+            assert (err.status, err.code) == (503, "unavailable")
+            await bus.connection.flush()
+            assert creates.pending_msgs == 0, "the table was asked for a match"
+        finally:
+            await creates.unsubscribe()
+            bots_service.start()
+            await asyncio.to_thread(bots_service.wait_ready, 90)
+        tables = await agent.tables(kind="agent")
+        assert [t for t in tables if (t.get("match") or {}).get("participantId") == me] == []
+
+
+async def test_a_gateway_killed_between_its_steps_leaves_a_match_its_retry_finishes(
+    room: Room, bus, bots_service
+) -> None:
+    """The gateway held a bot and asked the table (paused) for the match's table, then died: the
+    table makes it once it runs again; the agent's retry (the same key, another gateway process)
+    answers that match with the bot it names, which plays it to the end."""
+    owner, agent = await new_agent(room, "killed")
+    once = FeltClient(room.url, api_key=agent.credential, retry=Retry(attempts=1))
+    gateway = room.procs["gateway"]
+    async with owner, agent, once:
+        creates = await bus.connection.subscribe(subjects.TABLE_MATCH_CREATE)
+        try:
+            assert room.procs["table"].process is not None
+            with paused(room.procs["table"].process):
+                first = asyncio.create_task(once.start_match("easy", 2, idempotency_key="killed-1"))
+                asked = CreateMatch.model_validate_json((await creates.next_msg(timeout=60)).data)
+                await asyncio.to_thread(gateway.kill9)
+            assert isinstance((await asyncio.gather(first, return_exceptions=True))[0], Exception)
+        finally:
+            await creates.unsubscribe()
+            gateway.start()
+            await asyncio.to_thread(gateway.wait_ready, 90)
+        match = await agent.start_match("easy", 2, idempotency_key="killed-1")
+        assert (match["matchId"], match["opponentId"]) == (asked.terms.match_id, asked.terms.opponent_id)
+        await calling_station(agent, match["tableId"])
+        result = await agent.match(match["matchId"])
+        assert (result["status"], result["handsPlayed"]) == ("finished", 2)

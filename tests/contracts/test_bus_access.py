@@ -83,10 +83,16 @@ def test_the_gateway_sends_what_a_clients_request_becomes_and_no_chip_movement()
         assert not may_publish("gateway", subject), subject
 
 
-def test_the_bots_serve_their_own_subjects_and_send_only_a_matchs_table_request() -> None:
+def test_the_bots_serve_their_own_subjects_and_send_nothing() -> None:
     rules = nats_access.permissions("bots")
-    assert rules["publish"]["allow"] == [subjects.TABLE_MATCH_CREATE]
-    assert not may_publish("bots", subjects.TABLE_CREATE) and not may_publish("bots", subjects.table_command("t1"))
+    assert rules["publish"] == {"deny": [">"]}  # replies only, through `allow_responses`
+    assert rules["allow_responses"] is True
+    for subject in (subjects.TABLE_MATCH_CREATE, subjects.TABLE_CREATE, subjects.table_command("t1")):
+        assert not may_publish("bots", subject), subject
+    assert may_publish("gateway", subjects.TABLE_MATCH_CREATE)
+    for subject in (subjects.BOTS_MATCH_RESERVE, subjects.BOTS_MATCH_PLAY, subjects.BOTS_MATCH_RELEASE):
+        assert may_subscribe("bots", subject) and may_publish("gateway", subject), subject
+        assert not may_publish(access.OPERATOR, subject), subject
     assert may_subscribe("bots", subjects.BOTS_ADD) and may_subscribe("bots", subjects.health("bots"))
     assert not may_subscribe("bots", subjects.table_public_events("t1"))
 

@@ -63,11 +63,6 @@ async def test_the_gateway_can_neither_move_chips_nor_forge_a_transfer_event(roo
         await watcher.close()
 
 
-@pytest.mark.xfail(
-    reason="a known defect: the bots service creates a benchmark match's table (felt.table.match_create); "
-    "the rule is that it sends nothing to another service (docs/operations.md, 'Who may say what on the bus')",
-    strict=True,
-)
 async def test_the_bots_may_send_nothing_to_the_table_the_wallet_or_limits(room: Room) -> None:
     owned = {"table", "wallet", "limits"}
     targets = [concrete(subject) for req in access.REQUESTS if req.served_by in owned for subject in req.subjects]

@@ -74,7 +74,8 @@ async def standing(rooms: Rooms, config: TableConfig, created_at: datetime) -> M
 
 
 async def create(rooms: Rooms, req: CreateMatch) -> MatchResult:
-    """The match's table; the same terms again answer the match as it stands."""
+    """The match's table; the same match id again answers the match as it stands, whichever bot
+    the terms name (the gateway may hold another one for a retry: the table's bot plays it)."""
     terms, settings, engine = req.terms, rooms.deps.settings, rooms.deps.store.engine
     if 2 * terms.deals > settings.match_max_hands:
         raise BusError(
@@ -86,7 +87,7 @@ async def create(rooms: Rooms, req: CreateMatch) -> MatchResult:
     known = await results.match_config(engine, terms.match_id)
     if known is not None:
         config = TableConfig.model_validate_json(known[0])
-        if config.match != terms:
+        if config.match is None or config.match.model_copy(update={"opponent_id": terms.opponent_id}) != terms:
             raise BusError(ErrorCode.CONFLICT, "a match with this id has other terms", field="matchId")
         return await standing(rooms, config, known[1])
     now = datetime.now(UTC)
@@ -126,7 +127,7 @@ def register(broker: Any, rooms: Rooms) -> None:
     # creating a table changes the rooms across awaits, and an owner's count must see the last one
     @responder(broker, subjects.TABLE_MATCH_CREATE, CreateMatch, queue=q, concurrency=1)
     async def match_create(req: CreateMatch) -> MatchResult:
-        """A benchmark match's table (the bots service, for its bot and the owner's agent)."""
+        """A benchmark match's table (the gateway, for the owner's agent and the bot it holds)."""
         return await create(rooms, req)
 
     @responder(broker, subjects.TABLE_MATCH_GET, MatchQuery, queue=q, concurrency=8)
