@@ -53,6 +53,8 @@ EventKind = (
         "stack_reconciled",
         "table_paused",
         "table_resumed",
+        "table_held",
+        "table_go",
         "blinds_changed",
         "seat_requested",
         "seat_approved",

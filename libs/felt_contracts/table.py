@@ -340,6 +340,8 @@ class Show(ParticipantCommand):
 HostControl = Literal[
     "pause",
     "resume",
+    "hold",
+    "go",
     "blinds",
     "approve",
     "decline",
@@ -362,7 +364,10 @@ class Host(ParticipantCommand):
     `bot_pass` takes the hash of a code that seats one Felt bot (no invite, no approval needed);
     `remove_bot` unseats a bot that came with a pass (banned from the table, its owner is not);
     `unseat` cashes `participant` out like a leave without banning them (a tournament moving a
-    player with their chips to another table, where they join with `Join.seat`)."""
+    player with their chips to another table, where they join with `Join.seat`); `hold`: from the
+    end of the hand in progress the table deals only on the host's `go`, one hand per go (a
+    tournament deciding between hands never races the next deal; `go` at a table not held is
+    `conflict`)."""
 
     type: Literal["host"] = "host"
     control: HostControl
@@ -586,7 +591,7 @@ class TableEvent(Event):
       auto_rebuy, session_closed, table_reset, table_closed, hand_cancelled, leaving,
       paused / resumed (`detail`: "waiting for the wallet" / "the wallet answers"),
       stack_reconciled (a stack set to the wallet's reserve `amount`; `detail`: what it was);
-    hosted tables: table_paused, table_resumed, blinds_changed (`blinds`), seat_requested
+    hosted tables: table_paused, table_resumed, table_held, table_go, blinds_changed (`blinds`), seat_requested
       (`participant_id`, `name`), seat_approved, seat_declined, player_removed (`participant_id`);
     hand (engine operations, same names): hand_start, post_ante, post_blind, deal_hole,
       deal_board, street, fold, check, call, bet, raise, draw, show, award, hand_end;

@@ -2,7 +2,7 @@
 (settings, host, invite hash, pause, removed players, requests to sit) survives a kill -9 of
 the service with the interrupted hand refunded exactly once; hosted tables limited by time or
 hands close with every seat cashed out once; a hosted table nobody sits at closes by itself;
-an owner hosts a bounded number of open tables."""
+an owner hosts a bounded number of open tables; a held table deals one hand per go of its host."""
 
 from __future__ import annotations
 
@@ -236,3 +236,46 @@ async def test_a_hand_limited_hosted_table_closes_after_hand_n_and_the_sessions_
         assert b.available == WalletSettings().grant + mine[0].net
         nets += mine[0].net
     assert nets == 0
+
+
+async def hands_started(bus: Any, t: str, viewer: str) -> int:
+    return sum(1 for e in await kinds(bus, t, viewer) if e.kind == "hand_start")
+
+
+async def wait_dealt(bus: Any, t: str, viewer: str, n: int) -> None:
+    for _ in range(200):
+        if await hands_started(bus, t, viewer) >= n:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"hand {n} was not dealt")
+
+
+async def test_a_held_table_deals_no_hand_until_its_go_and_one_hand_per_go(own_stack, bus):
+    host, owner = await player(bus)  # the host does not sit, as a tournament does not
+    t = await hosted(bus, host, owner, private=False, start_mode="auto", intermission_seconds=0.5)
+    with pytest.raises(BusError) as refused:
+        await host_does(bus, t, host, "go")
+    assert refused.value.code == "conflict" and refused.value.details["reason"] == "not_held"
+    for p, o in [await player(bus), await player(bus)]:
+        await join(bus, t, p, o, code=None)
+    await wait_dealt(bus, t, host, 1)
+    assert await host_does(bus, t, host, "hold") == "next_hand"  # the hand in progress plays on
+    await finish_hand(bus, t, host)
+    for hand in (2, 3):
+        await asyncio.sleep(1.5)  # three intermissions: nothing is dealt
+        v = await view(bus, t, host)
+        assert (await hands_started(bus, t, host), v.paused) == (hand - 1, "held by the host")
+        assert await host_does(bus, t, host, "go") == "now"
+        assert await host_does(bus, t, host, "go") == "now"  # a second go before the deal adds no hand
+        await wait_dealt(bus, t, host, hand)
+        await finish_hand(bus, t, host)
+    assert await host_does(bus, t, host, "go") == "now"
+    await wait_dealt(bus, t, host, 4)
+    assert await host_does(bus, t, host, "go") == "next_hand"  # sent while a hand runs: the hand after it
+    await finish_hand(bus, t, host)
+    await wait_dealt(bus, t, host, 5)
+    await finish_hand(bus, t, host)
+    await asyncio.sleep(1.5)
+    assert await hands_started(bus, t, host) == 5
+    events = [e.kind for e in await kinds(bus, t, host) if e.kind in ("table_held", "table_go")]
+    assert events == ["table_held"] + ["table_go"] * 4

@@ -173,6 +173,9 @@ async def deal(table: Table, *, need_ready: bool) -> bool:
         await ending.cancel(table, hand_id, after_hand)
         return False
     table.state = step.state
+    if table.hosting.go:  # a held table's go is spent on this hand
+        table.hosting.go = False
+        await hosting.save(table)
     if table.duplicate is not None:
         table.duplicate.dealt(deck, button, stacks)
     if table.banks.policy is not None:  # once per hand (idempotent per hand id at the timer)

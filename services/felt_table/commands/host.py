@@ -42,6 +42,30 @@ async def resume(table: Table, command: Host) -> str:
     return "now"
 
 
+async def hold(table: Table, command: Host) -> str:
+    """From the end of the hand in progress the table deals a hand only on the host's `go`, one
+    hand per go: a host deciding between hands (a tournament) never races the next deal."""
+    table.hosting.go = False
+    table.intermission.next_hand_at = None  # a scheduled deal finds the table held and waits
+    if not table.hosting.held:
+        table.hosting.held = True
+        table.emit("table_held", participant_id=command.participant_id)
+    await hosting.save(table)
+    return _when(table)
+
+
+async def go(table: Table, command: Host) -> str:
+    """One hand at a held table, dealt as soon as it may be; the table holds again once it is dealt."""
+    if not table.hosting.held:
+        raise BusError(ErrorCode.CONFLICT, "the table is not held", reason="not_held")
+    if not table.hosting.go:
+        table.hosting.go = True
+        table.emit("table_go", participant_id=command.participant_id)
+        await hosting.save(table)
+        await hands.schedule_next_hand(table)
+    return _when(table)
+
+
 async def blinds(table: Table, command: Host) -> str:
     """The forced bets of the next hand; the buy-in range keeps its size in big blinds (antes)."""
     update = {
@@ -168,6 +192,8 @@ async def revoke(table: Table, command: Host) -> str:
 CONTROLS: dict[str, Callable[[Table, Host], Awaitable[str]]] = {
     "pause": pause,
     "resume": resume,
+    "hold": hold,
+    "go": go,
     "blinds": blinds,
     "approve": approve,
     "decline": decline,

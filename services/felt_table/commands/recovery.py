@@ -25,7 +25,9 @@ def paused(table: Table) -> str | None:
     """What the table waits for, as shown in its view (None: it is not waiting)."""
     if table.waits.requests:
         return "waiting for the " + ", ".join(sorted(table.waits.requests))
-    return "paused by the host" if table.hosting.paused else None
+    if table.hosting.paused:
+        return "paused by the host"
+    return "held by the host" if table.hosting.held and not table.hosting.go else None
 
 
 def wait_for(

@@ -9,6 +9,8 @@ from felt_contracts.table import Join
 
 class Hosting(BaseModel):
     paused: bool = False
+    held: bool = False  # the host's hold: a hand is dealt only on the host's `go`, one hand per go
+    go: bool = False  # a go whose hand is not dealt yet
     invite_hash: str | None = None
     removed: list[str] = Field(default_factory=list)  # participant and owner ids that may not sit again
     pending: list[Join] = Field(default_factory=list)  # requests to sit, oldest first

@@ -195,9 +195,10 @@ class Table:
 
     @property
     def can_deal(self) -> bool:
-        """No new hand while the last one's end is unanswered, a service is being waited for, or
-        the host paused dealing."""
-        return self.ending is None and not self.waits.requests and not self.hosting.paused
+        """No new hand while the last one's end is unanswered, a service is being waited for, the
+        host paused dealing, or the host holds the table and has not said `go`."""
+        held = self.hosting.held and not self.hosting.go
+        return self.ending is None and not self.waits.requests and not self.hosting.paused and not held
 
     def emit(self, kind: EventKind, *, private_to: str | None = None, **fields: Any) -> dict[str, Any]:
         return self.events.emit(kind, private_to=private_to, **fields)
