@@ -27,7 +27,7 @@ class TablePlay(BaseModel):
     button: int | None = None  # the last hand's button seat
     hand: int = 0  # the tournament's number of the hand running or last dealt here
     hand_id: str | None = None  # the hand running (None: between hands)
-    paused: bool = False
+    going: bool = False  # told to go: its hand is not seen to start yet
     zero: list[str] = Field(default_factory=list)  # ended the last hand with nothing, not yet cashed out
     round: int = 0  # the hand-for-hand round its hand is in
     broken: bool = False  # its players went elsewhere and it closed

@@ -1,16 +1,16 @@
 """The play of a tournament over several tables (seating.py decides, this carries it out).
 
 At the start the field is drawn over the fewest tables (`seating.draw`), each a table-service
-table hosted by the tournament, paused while its players sit down at their drawn seats. Every
-table then deals one hand at a time: once its hand has started the tournament pauses it (the
-pause is applied when the hand ends), so each table is between hands until the tournament has
-read its events, run `seating.plan` and resumed it. Moves are written down in the tournament's
+table hosted by the tournament and held (the host's `hold`: it deals a hand only on the host's
+`go`, one hand per go) while its players sit down at their drawn seats. Every table then deals
+one hand per `go`, so each is between hands, dealing nothing, until the tournament has read its
+events, run `seating.plan` and told it to go: no move or hand-for-hand round races a deal. Moves are written down in the tournament's
 log before they are carried out, and are carried out as two idempotent table commands: the
 host's `unseat` cashes the player's stack out into their tournament chips account at the
 source, then a `Join` at the drawn seat brings all of it to the destination (the table service
 keeps one table session per player, so nobody sits at two tables). All of a plan's players
 leave before any sits down (a final-table redraw swaps seats). A table the plan holds, or one
-waiting for the other tables' hand-for-hand round, stays paused; a broken table closes.
+waiting for the other tables' hand-for-hand round, is not told to go; a broken table closes.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Tables:
 
     # --- the start ------------------------------------------------------------------------------
     async def seat(self, config: Any) -> None:
-        """Every table made and paused, every entrant at their drawn seat; then they deal."""
+        """Every table made and held, every entrant at their drawn seat; then they deal."""
         play, tid = self.play, self.tid
         if not play.tables:
             drawn = seating.draw(sorted(self.field), self.d.seats_per_table, random.Random(tid))
@@ -69,8 +69,7 @@ class Tables:
             except BusError as exc:
                 if exc.code is not ErrorCode.CONFLICT:
                     raise
-            await self.floor.host_at(t.table_id, "pause", f"{tid}:{number}:pause:start")
-            t.paused = True
+            await self.floor.host_at(t.table_id, "hold", f"{tid}:{number}:hold")
             for seat_no, pid in t.seats.items():
                 try:
                     await self._join(t.table_id, pid, seat_no, self.d.starting_chips, f"{tid}:seat:{pid}")
@@ -80,12 +79,12 @@ class Tables:
 
     # --- between hands --------------------------------------------------------------------------
     async def follow(self) -> None:
-        """Read every table; pause the ones dealing; between hands: moves, then deal again."""
+        """Read every table; between hands: moves, then a go for the tables that may deal."""
         for number, t in live(self.play).items():
             await self._read(number, t)
         if self._done():
             return
-        idle = {n for n, t in live(self.play).items() if t.paused and t.hand_id is None and not t.zero}
+        idle = {n for n, t in live(self.play).items() if not t.going and t.hand_id is None and not t.zero}
         if not await self._finish_moves(idle):
             return
         if not any(not m.done for m in self.play.moves):
@@ -105,16 +104,12 @@ class Tables:
                 t.seats[ev.seat] = ev.participant_id
             elif ev.kind == "hand_start" and ev.stacks:
                 play.hand += 1
-                t.hand, t.hand_id, t.button = play.hand, ev.hand_id, ev.seat
+                t.hand, t.hand_id, t.button, t.going = play.hand, ev.hand_id, ev.seat, False
                 t.stacks = {t.seats[int(s)]: n for s, n in ev.stacks.items() if int(s) in t.seats}
             elif ev.kind == "hand_end":
                 t.hand_id = None
                 ends = ev.stacks or {}
                 t.zero = [t.seats[int(s)] for s, n in ends.items() if n == 0 and int(s) in t.seats]
-            elif ev.kind == "table_paused":
-                t.paused = True
-            elif ev.kind == "table_resumed":
-                t.paused = False
             elif ev.kind in ("left", "session_closed") and ev.participant_id:
                 pid = ev.participant_id
                 t.seats = {s: p for s, p in t.seats.items() if p != pid}
@@ -130,9 +125,6 @@ class Tables:
                             round=t.round,
                         )
                     )
-        if t.hand_id is not None and not t.paused:  # one hand at a time: paused when it ends
-            await self.floor.host_at(t.table_id, "pause", f"{self.tid}:{number}:pause:{t.hand_id}")
-            t.paused = True
 
     async def _plan(self, idle: set[int]) -> None:
         for t in live(self.play).values():
@@ -175,14 +167,14 @@ class Tables:
         return True
 
     async def _deal(self, idle: set[int]) -> None:
-        """Resume the idle tables that may deal: two players or more, not held, not in a break,
-        and under hand-for-hand only within the round (seating.HandForHand)."""
+        """Tell the idle tables that may deal to go: two players or more, not held by the plan, not
+        in a break, and under hand-for-hand only within the round (seating.HandForHand)."""
         play = self.play
         if self.d.levels[play.level].is_break:
             return
         tables = live(play)
         able = {n for n in idle & set(tables) if len(tables[n].seats) >= 2 and n not in self.hold}
-        busy = {n for n, t in tables.items() if t.hand_id is not None}
+        busy = {n for n, t in tables.items() if t.hand_id is not None or t.going}
         players = sum(len(t.seats) for t in tables.values())
         percents = tier_for(self.d.payouts, len(self.field)).percents
         hfh = seating.hand_for_hand([int(p > 0) for p in percents], players, len(tables))
@@ -196,8 +188,8 @@ class Tables:
                 tables[n].round = state.round
             else:
                 tables[n].round = 0
-            await self.floor.host_at(tables[n].table_id, "resume", f"{self.tid}:{n}:resume:{tables[n].seq}")
-            tables[n].paused = False
+            await self.floor.host_at(tables[n].table_id, "go", f"{self.tid}:{n}:go:{tables[n].seq}")
+            tables[n].going = True
             busy.add(n)
         await self.floor.save_play(self.tid, play)
 

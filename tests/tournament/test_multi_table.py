@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
 from felt_contracts.table import Act, GetView, TableEvent
-from felt_contracts.tournament import GetTournament, Level, PayoutTier, TournamentView
+from felt_contracts.tournament import GetTournament, Level, PayoutTier, TournamentDefinition, TournamentView
 from felt_contracts.wallet import ChipsMoved, ChipsRetire
 from felt_runtime.bus import BusError, call
 from felt_runtime.db import create_engine
@@ -53,6 +53,11 @@ PAID = [Decimal(p) for p in (24, 15, 11, 9, 7, 6, 5, 4, 4, 4, 4, 4, 3)]
 
 @pytest.fixture(scope="module")
 def room(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
+    yield from tables_room(nats_url, redis_url, tmp_path_factory)
+
+
+def tables_room(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
+    """Wallet, limits, timer, the tournament service and two table-service replicas."""
     workdir = tmp_path_factory.mktemp("mtt")
     runner = ServiceRunner(nats_url, redis_url, workdir)
     db = f"sqlite+aiosqlite:///{workdir / 'felt.sqlite'}"
@@ -68,6 +73,23 @@ def room(nats_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
         yield Room(procs, db)
     finally:
         runner.stop_all()
+
+
+async def several_tables(
+    bus: Any,
+    entrants: int,
+    seats: int,
+    chips: int,
+    buy_in: int,
+    levels: list[Level],
+    paid: list[Decimal],
+    *,
+    min_entrants: int,
+) -> TournamentDefinition:
+    """A tournament for up to `entrants` at tables of `seats`, paying `paid` (percents) from `min_entrants`."""
+    payouts = [PayoutTier(min_entrants=min_entrants, percents=paid)]
+    fields = dict(buy_in=buy_in, starting_chips=chips, seats_per_table=seats, levels=levels, payouts=payouts)
+    return await create(bus, min_entrants=min_entrants, max_entrants=entrants, **fields)
 
 
 async def act_at(bus: Any, table_id: str, rng: random.Random) -> bool:
@@ -154,16 +176,8 @@ async def test_a_27_player_tournament_over_three_tables_on_two_replicas_moves_br
     room: Room, bus: Any, nats_url: str
 ) -> None:
     names = await accounts(bus, ENTRANTS)
-    d = await create(
-        bus,
-        buy_in=BUY_IN,
-        starting_chips=CHIPS,
-        seats_per_table=SEATS,
-        min_entrants=14,
-        max_entrants=ENTRANTS,
-        levels=[Level(small_blind=10 * 2**n, big_blind=20 * 2**n, duration_seconds=12) for n in range(9)],
-        payouts=[PayoutTier(min_entrants=14, percents=PAID)],
-    )
+    levels = [Level(small_blind=10 * 2**n, big_blind=20 * 2**n, duration_seconds=12) for n in range(9)]
+    d = await several_tables(bus, ENTRANTS, SEATS, CHIPS, BUY_IN, levels, PAID, min_entrants=14)
     before = {n: await available(bus, n) for n in names}
     for n in names:
         await register(bus, d.tournament_id, n)
