@@ -158,6 +158,9 @@ class TableConfig(Message):
     # `wallet.chips_account(chips, participant)`), and no limits are asked (its buy-in was); None:
     # paper chips
     chips: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,47}$")] | None = None
+    # a tournament table: the tournament's level (1-based) its blinds and ante are, written in its
+    # hands' histories; the host's `blinds` control sets it with them
+    level: Annotated[int, Field(ge=1)] | None = None
 
 
 #: a seat in the lobby and the table view: in the hand, waiting for the next, sat out, or on its way out
@@ -359,7 +362,8 @@ class Host(ParticipantCommand):
     """A host's control of a hosted table (`not_host` from anyone else). Each takes effect between
     hands: sent while a hand runs, it is queued and applied when that hand ends, and the result's
     `status` says `now` or `next_hand`. `participant` names whom approve/decline/remove mean;
-    `blinds` takes `small_blind`/`big_blind` (and `ante`; None keeps it); `invite` takes the new
+    `blinds` takes `small_blind`/`big_blind` (and `ante`; None keeps it; and a tournament's
+    `level`, `TableConfig.level`); `invite` takes the new
     code's `invite_hash` (the old code stops working, removed players may be invited again);
     `bot_pass` takes the hash of a code that seats one Felt bot (no invite, no approval needed);
     `remove_bot` unseats a bot that came with a pass (banned from the table, its owner is not);
@@ -375,6 +379,7 @@ class Host(ParticipantCommand):
     small_blind: Chips | None = None
     big_blind: Chips | None = None
     ante: Chips | None = None
+    level: Annotated[int, Field(ge=1)] | None = None
     invite_hash: str | None = None
 
 
@@ -667,6 +672,17 @@ class HandOperation(Message):
     detail: str = ""
 
 
+class TournamentHand(Message):
+    """A tournament table's hand: the tournament (`TableConfig.chips`) and the level it was played
+    at (`TableConfig.level`; None if the tournament named none) with its forced bets."""
+
+    tournament_id: str
+    level: int | None = None
+    small_blind: int
+    big_blind: int
+    ante: int
+
+
 class HandHistory(Message):
     summary: HandSummary
     button: int
@@ -675,6 +691,7 @@ class HandHistory(Message):
     board: list[str]
     operations: list[HandOperation]  # redacted for the viewer
     phh: str | None = None  # PHH (TOML) text, redacted for the viewer, when format="phh"
+    tournament: TournamentHand | None = None  # a tournament table's hand (PHH: `event`, `level`)
 
 
 # --- the one result --------------------------------------------------------------------------

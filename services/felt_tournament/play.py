@@ -82,6 +82,7 @@ def table_config(d: TournamentDefinition) -> TableConfig:
         turn_seconds=d.turn_seconds,
         chips=d.tournament_id,
         host_id=host_id(d.tournament_id),
+        level=1,
     )
 
 
@@ -233,6 +234,7 @@ class Floor:
             small_blind=level.small_blind,
             big_blind=level.big_blind,
             ante=level.ante,
+            level=play.level + 1,
         )
         if d.levels[play.level - 1].is_break:
             await self._host(play, "resume", f"{tid}:level:{play.level}:resume")
@@ -242,6 +244,7 @@ class Floor:
         level = d.levels[play.level]
         if not level.is_break:
             blinds = {"small_blind": level.small_blind, "big_blind": level.big_blind, "ante": level.ante}
+            blinds["level"] = play.level + 1
             await multi.host_all("blinds", f"level:{play.level}", **blinds)
 
     async def save_play(self, tid: str, play: Play) -> None:

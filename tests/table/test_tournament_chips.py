@@ -1,16 +1,29 @@
 """A tournament table plays tournament chips through the wallet's ordinary table paths (buy-in,
 settlement, cash-out): they come from the tournament's issuer, never touch a player's paper
-chips, and retire back to it at zero (real wallet, limits, timer and table processes)."""
+chips, and retire back to it at zero; its hands' histories (JSON and PHH) name the tournament and
+the level they were played at (real wallet, limits, timer and table processes)."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+import tomllib
 from typing import Any
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import CloseTable, GetView, Join, Leave, Start, TableSummary
+from felt_contracts.table import (
+    CloseTable,
+    GetHand,
+    GetView,
+    Host,
+    Join,
+    Leave,
+    ListHands,
+    Start,
+    TableSummary,
+    TournamentHand,
+)
 from felt_contracts.wallet import (
     Balance,
     BalanceQuery,
@@ -100,3 +113,28 @@ async def test_a_tournament_table_plays_its_own_chips_and_they_retire_to_zero(st
         assert (mine.available, mine.reserved) == (0, 0) and await balance(bus, p) == paper[p]
     late = ChipsIssue(ledger_id=tid, issue_id="late", stacks=[ChipsStack(participant_id=pids[0], amount=5)])
     assert (await refused(call(bus, subjects.WALLET_CHIPS_ISSUE, late, ChipsMoved))).code is ErrorCode.CONFLICT
+
+
+async def test_a_tournament_tables_hand_histories_name_the_tournament_and_the_level(stack: Any, bus: Any) -> None:
+    tid, host = uid("c"), uid("host")
+    pids = [(await player(bus))[0] for _ in range(2)]
+    issue = ChipsIssue(ledger_id=tid, issue_id="start", stacks=[ChipsStack(participant_id=p, amount=900) for p in pids])
+    await call(bus, subjects.WALLET_CHIPS_ISSUE, issue, ChipsMoved)
+    cfg: dict[str, Any] = dict(small_blind=10, big_blind=20, min_buy_in=20, max_buy_in=900, level=1)
+    t = await create_table(bus, chips=tid, host_id=host, **cfg)
+    for p in pids:
+        await cmd(bus, t, Join(participant_id=p, owner_id=f"o-{p}", kind="agent", buy_in=900))
+    await play_hands(bus, t, pids, 1)
+    level2 = Host(participant_id=host, control="blinds", small_blind=15, big_blind=30, ante=5, level=2)
+    assert (await cmd(bus, t, level2)).status == "now"
+    await play_hands(bus, t, pids, 2)
+    hands = (await cmd(bus, t, ListHands())).hands
+    assert len(hands) == 2
+    for summary, (level, sb, bb, ante) in zip(reversed(hands), [(1, 10, 20, 0), (2, 15, 30, 5)]):
+        h = (await cmd(bus, t, GetHand(hand_id=summary.hand_id, viewer=pids[0], format="phh"))).hand
+        assert h is not None and h.phh is not None
+        expected = TournamentHand(tournament_id=tid, level=level, small_blind=sb, big_blind=bb, ante=ante)
+        assert h.tournament == expected
+        phh = tomllib.loads(h.phh)
+        assert (phh["event"], phh["level"], phh["antes"]) == (tid, level, [ante, ante])
+        assert sorted(phh["blinds_or_straddles"]) == [sb, bb]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import tomllib
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
@@ -19,8 +20,15 @@ from felt_contracts import subjects
 from felt_client import FeltClient
 from felt_client.errors import ApiError
 from felt_client import Retry
-from felt_contracts.table import GetEvents, TableRequest, TableResult
-from felt_contracts.tournament import CancelTournament, GetTournament, Level, PayoutTier, TournamentView
+from felt_contracts.table import GetEvents, GetHand, ListHands, TableRequest, TableResult
+from felt_contracts.tournament import (
+    CancelTournament,
+    GetTournament,
+    Level,
+    PayoutTier,
+    TournamentDefinition,
+    TournamentView,
+)
 from felt_contracts.wallet import ChipsMoved, ChipsRetire
 from felt_runtime.bus import call
 from felt_runtime.db import create_engine
@@ -123,6 +131,30 @@ async def sit_out_when_seated(c: FeltClient, tid: str) -> dict[str, Any]:
     return await c.table(table_id)
 
 
+async def levels_in_histories(bus: Any, d: TournamentDefinition) -> set[int]:
+    """The levels the table's hands were played at, each hand's JSON and PHH history naming the
+    tournament and a level whose blinds and ante it was dealt with."""
+    table_id, seen = f"{d.tournament_id}-1", set()
+    for summary in (await table_cmd(bus, table_id, ListHands(limit=500))).hands:
+        h = (await table_cmd(bus, table_id, GetHand(hand_id=summary.hand_id, format="phh"))).hand
+        assert h is not None and h.tournament is not None and h.tournament.level is not None and h.phh is not None
+        level = d.levels[h.tournament.level - 1]
+        blinds = (h.tournament.small_blind, h.tournament.big_blind, h.tournament.ante)
+        assert h.tournament.tournament_id == d.tournament_id and blinds == (
+            level.small_blind,
+            level.big_blind,
+            level.ante,
+        )
+        phh = tomllib.loads(h.phh)
+        assert (phh["event"], phh["level"], max(phh["blinds_or_straddles"])) == (
+            d.tournament_id,
+            h.tournament.level,
+            level.big_blind,
+        )
+        seen.add(h.tournament.level)
+    return seen
+
+
 async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: Room, bus: Any) -> None:
     agents = [await agent(room.procs["gateway"].url, n) for n in range(6)]
     names = [(await c.balance()).account_id for c in agents]
@@ -196,6 +228,7 @@ async def test_a_six_player_sit_and_go_plays_to_the_end_and_pays_the_pool(room: 
     seat_of_absent = next(e.seat for e in events if e.kind in ("seated", "waiting") and e.participant_id == absent)
     folded = [e for e in events if e.kind == "fold" and e.seat == seat_of_absent]
     assert folded and not any(e.kind == "left" and e.participant_id == absent for e in events)
+    assert len(await levels_in_histories(bus, d)) > 1
     engine = create_engine(room.database_url)
     try:
         await check_invariants(engine)

@@ -385,7 +385,13 @@ def _record(table: Table, hand: HandState, status: str) -> dict[str, Any]:
     assert hand.hand_id is not None
     ended_at = now()
     rec = history.record_of(
-        hand, table.tid, status, table.hand_participants, table.hand_started_at, ended_at.isoformat()
+        hand,
+        table.tid,
+        status,
+        table.hand_participants,
+        table.hand_started_at,
+        ended_at.isoformat(),
+        tournament=history.tournament_of(table.config),
     )
     return {
         "hand_id": hand.hand_id,

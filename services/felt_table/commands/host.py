@@ -69,9 +69,11 @@ async def go(table: Table, command: Host) -> str:
 async def blinds(table: Table, command: Host) -> str:
     """The forced bets of the next hand; the buy-in range keeps its size in big blinds (antes)."""
     update = {
-        name: value for name in ("small_blind", "big_blind", "ante") if (value := getattr(command, name)) is not None
+        name: value
+        for name in ("small_blind", "big_blind", "ante", "level")
+        if (value := getattr(command, name)) is not None
     }
-    if not update:
+    if not update.keys() - {"level"}:
         raise BusError(ErrorCode.MALFORMED, "name the small and big blind (or the ante)", field="big_blind")
     base = table.next_config or table.config
     config = rescale_buy_in(base, base.model_copy(update=update))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from felt_contracts.table import HandHistory, HandOperation, HandSummary
+from felt_contracts.table import HandHistory, HandOperation, HandSummary, TableConfig, TournamentHand
 from felt_engine import phh
 from felt_engine.cards import card_str
 from felt_engine.operations import Operation
@@ -14,8 +14,20 @@ from felt_engine.state import HandState
 from felt_engine.views import visible_operations
 
 
+def tournament_of(config: TableConfig) -> dict[str, Any] | None:
+    """What a tournament table's hands record of their tournament: its id and the level."""
+    return None if config.chips is None else {"tournament_id": config.chips, "level": config.level}
+
+
 def record_of(
-    hand: HandState, table_id: str, status: str, participants: dict[int, str], started_at: str, ended_at: str
+    hand: HandState,
+    table_id: str,
+    status: str,
+    participants: dict[int, str],
+    started_at: str,
+    ended_at: str,
+    *,
+    tournament: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything needed later (private cards included; redacted when read)."""
     return {
@@ -43,6 +55,7 @@ def record_of(
         "started_at": started_at,
         "ended_at": ended_at,
         "operations": [op.to_dict() for op in hand.operations if op.kind != "burn"],
+        "tournament": tournament,
     }
 
 
@@ -65,12 +78,17 @@ def to_phh(rec: dict[str, Any], viewer_seat: int | None) -> str:
         rec["final_stacks"],
         [Operation.from_dict(op) for op in rec["operations"]],
         players={int(seat): pid for seat, pid in rec["participants"].items()},
-        extra={"hand": rec["hand_id"], "table": rec["table_id"]},
+        extra={"hand": rec["hand_id"], "table": rec["table_id"], **_event(rec.get("tournament"))},
     )
     order = hand.extra["seats"]  # Felt's seats in PHH order (hand_of)
     assert isinstance(order, list)
     viewer_index = order.index(viewer_seat) if viewer_seat in rec["seats"] else None
     return phh.to_phh(phh.redact(hand, viewer_index))
+
+
+def _event(tournament: dict[str, Any] | None) -> dict[str, object]:
+    """PHH's own fields for a tournament hand: the `event` (the tournament) and its `level`."""
+    return {} if tournament is None else {"event": tournament["tournament_id"], "level": tournament["level"]}
 
 
 def summary(rec: dict[str, Any]) -> HandSummary:
@@ -102,4 +120,9 @@ def history(rec: dict[str, Any], viewer: str | None, fmt: str) -> HandHistory:
             for op in visible_operations([Operation.from_dict(op) for op in rec["operations"]], viewer_seat)
         ],
         phh=to_phh(rec, viewer_seat) if fmt == "phh" else None,
+        tournament=TournamentHand(
+            **rec["tournament"], small_blind=rec["small_blind"], big_blind=rec["big_blind"], ante=rec["ante"]
+        )
+        if rec.get("tournament")
+        else None,
     )
