@@ -135,7 +135,8 @@ class Floor:
             play = Play.model_validate_json(t["play"]) if t["play"] else None
             if t["status"] != "running":
                 if play is not None and not play.retired and t["status"] in ("cancelling", "cancelled"):
-                    await self._end(tid, play)  # cancelled while playing: the table closes, the chips retire
+                    await Tables(self, d, field, play).close_others()  # cancelled while playing: every
+                    await self._end(tid, play)  # table closes (cashed out), then the chips retire
                     play.retired = True
                     await self._save(tid, play)
                 return
