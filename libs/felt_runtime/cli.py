@@ -63,7 +63,11 @@ def start_infra(settings: Settings) -> list[infra.Server]:
     return [nats, valkey]
 
 
-def wait_ready(names: list[str], settings: Settings, timeout: float = 20.0) -> dict[str, str]:
+#: a first start on a slow laptop compiles every module before it serves
+READY_SECONDS = 90.0
+
+
+def wait_ready(names: list[str], settings: Settings, timeout: float = READY_SECONDS) -> dict[str, str]:
     """Poll every service's /readyz until all answer 200 or the time is up."""
     deadline = time.monotonic() + timeout
     state = {n: "starting" for n in names}
@@ -105,7 +109,8 @@ def up(with_services: bool = True) -> int:
         if names:
             state = wait_ready(names, settings)
             for name in names:
-                print(f"{name:8} {service_url(name, settings)}  {state[name]}")
+                late = "" if state[name] == "ok" else f" after {READY_SECONDS:.0f} s (see {var / 'logs' / name}.log)"
+                print(f"{name:8} {service_url(name, settings)}  {state[name]}{late}")
             if "gateway" in names:
                 print(f"\nPlay in a browser: {service_url('gateway', settings)}/")
                 print(f"Agents: {service_url('gateway', settings)}/api/v2/poker (OpenAPI at /docs)")
