@@ -59,6 +59,11 @@ class TournamentOut(Out):
     blinds: BlindsOut | None = Field(description="the level's forced bets (null when not playing)")
     level_ends_at: datetime | None
     players_left: int
+    late_registration_level: int = Field(description="entries are taken through this level (0: until the start)")
+    re_entries: int = Field(description="entries a player may buy after busting, while late registration is open")
+    registration_open: bool = Field(
+        description="it takes entries: before the start, or while late registration is open"
+    )
 
 
 class FinisherOut(Out):
@@ -115,6 +120,10 @@ def summary(t: TournamentView) -> dict[str, Any]:
         },
         "level_ends_at": t.level_ends_at,
         "players_left": t.players_left,
+        "late_registration_level": d.late_registration_level,
+        "re_entries": d.re_entries,
+        "registration_open": t.status == "registering"
+        or (t.status == "running" and max(t.level, 1) <= d.late_registration_level and t.players_left > 1),
     }
 
 
@@ -163,7 +172,7 @@ async def get_tournament(request: Request, who: Who, tournament_id: TournamentPa
         "registered": bool(mine),
         "your_place": mine[-1].place if mine else None,
         "your_prize": mine[-1].prize if mine else 0,
-        "your_table": (mine[-1].table_id or t.tables[0]) if mine and t.tables and not mine[-1].busted else None,
+        "your_table": mine[-1].table_id if mine and not mine[-1].busted else None,
     }
 
 
@@ -191,7 +200,9 @@ async def register(
     request: Request, who: Who, tournament_id: TournamentPath, idempotency_key: IdemKey = None
 ) -> dict[str, Any]:
     """Enter with the buy-in from your available chips (your limits apply); a Sit & Go starts
-    when its last seat is taken, and you are seated at its table with the starting chips."""
+    when its last seat is taken, and you are seated at its table with the starting chips. While
+    late registration is open (`registrationOpen`) a running tournament takes entries too, and a
+    player who busted may enter again as many times as `reEntries` says; each entry is a buy-in."""
     req = Register(
         tournament_id=tournament_id,
         account_id=who.participant_id,

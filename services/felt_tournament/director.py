@@ -148,12 +148,7 @@ class Director:
                     return await self._registration(req.tournament_id, req.account_id, done["entry_id"])
                 resumed = next((e for e in mine if e["status"] == "registering"), None)
                 if resumed is None:
-                    if t["status"] != "registering":
-                        raise BusError(
-                            ErrorCode.REGISTRATION_CLOSED, f"the tournament is {t['status']}", status=t["status"]
-                        )
-                    if any(e["status"] == "registered" for e in mine):
-                        raise BusError(ErrorCode.ALREADY_REGISTERED, "already registered", account_id=req.account_id)
+                    _may_enter(t, d, [e["entry_id"] for e in mine if e["status"] == "registered"], req.account_id)
                     active = await _count(conn, req.tournament_id, ACTIVE)
                     if active >= d.max_entrants:
                         raise BusError(ErrorCode.TOURNAMENT_FULL, "the tournament is full", max_entrants=d.max_entrants)
@@ -465,6 +460,36 @@ class Director:
         return row
 
 
+def _may_enter(t: dict[str, Any], d: TournamentDefinition, entered: list[str], account_id: str) -> None:
+    """Before the start anyone not registered may enter; once it runs, while late registration is
+    open (through level `late_registration_level`), a player without an entry, or one whose
+    entries all busted and who has a re-entry left (`re_entries`)."""
+    play = Play.model_validate_json(t["play"]) if t["play"] else None
+    if t["status"] == "registering":
+        if entered:
+            raise BusError(ErrorCode.ALREADY_REGISTERED, "already registered", account_id=account_id)
+        return
+    late = play.level if play is not None else 0  # the level playing, 0-based
+    if t["status"] != "running" or late >= d.late_registration_level or (play is not None and play.done):
+        raise BusError(
+            ErrorCode.REGISTRATION_CLOSED,
+            f"the tournament is {t['status']}" + (": late registration is over" if t["status"] == "running" else ""),
+            status=t["status"],
+            reason="late_registration_over" if t["status"] == "running" else t["status"],
+        )
+    busted = {b.entry_id for b in play.busts} if play is not None else set()
+    if any(eid not in busted for eid in entered):
+        raise BusError(ErrorCode.ALREADY_REGISTERED, "already playing", account_id=account_id, reason="playing")
+    if len(entered) > d.re_entries:
+        raise BusError(
+            ErrorCode.ALREADY_REGISTERED,
+            "no re-entry left" if d.re_entries else "this tournament has no re-entry",
+            account_id=account_id,
+            reason="re_entries_used" if d.re_entries else "no_re_entry",
+            re_entries=d.re_entries,
+        )
+
+
 async def _tournament(conn: AsyncConnection, tournament_id: str) -> dict[str, Any] | None:
     row = (
         (await conn.execute(sa.select(tournaments).where(tournaments.c.tournament_id == tournament_id)))
@@ -501,11 +526,10 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
     play = Play.model_validate_json(t["play"]) if t["play"] else None
     live = t["status"] == "running" and play is not None and play.seated
     busted = {b.entry_id for b in play.busts} if play else set()
-    at = (
-        {pid: tp.table_id for tp in play.tables.values() if not tp.broken for pid in tp.seats.values()}
-        if live and play
-        else {}
-    )
+    at = {}  # where each player sits (several tables: as drawn; one table: as seated there)
+    if live and play:
+        at = {pid: tp.table_id for tp in play.tables.values() if not tp.broken for pid in tp.seats.values()}
+        at = at if play.tables else dict.fromkeys(play.seats.values(), play.table_id)
     return TournamentView(
         definition=d,
         status=t["status"],

@@ -34,8 +34,6 @@ from felt_contracts.table import (
     GetEvents,
     Host,
     HostControl,
-    Join,
-    ParticipantKind,
     StartMode,
     TableCommand,
     TableConfig,
@@ -51,7 +49,7 @@ from felt_tournament.director import Director
 from felt_tournament.places import Bust
 from felt_tournament.progress import Busted, Play
 from felt_tournament.store import entries, tournaments
-from felt_tournament.tables import Tables, eliminations, several
+from felt_tournament.tables import Tables, eliminations, join_of, several
 
 log = logging.getLogger("felt.tournament.play")
 
@@ -135,7 +133,7 @@ class Floor:
             play = Play.model_validate_json(t["play"]) if t["play"] else None
             if t["status"] != "running":
                 if play is not None and not play.retired and t["status"] in ("cancelling", "cancelled"):
-                    await Tables(self, d, field, play).close_others()  # cancelled while playing: every
+                    await Tables(self, d, field, play, table_config(d)).close_others()  # cancelled while playing: every
                     await self._end(tid, play)  # table closes (cashed out), then the chips retire
                     play.retired = True
                     await self._save(tid, play)
@@ -143,13 +141,18 @@ class Floor:
             if play is None:
                 play = Play(table_id=table_config(d).table_id, level_ends_at=_now() + _length(d.levels[0]))
                 await self._save(tid, play)
-            multi = Tables(self, d, field, play) if several(d, len(field)) else None
+            # late entries may need more tables: such a tournament plays as one of several tables
+            multi = (
+                Tables(self, d, field, play, table_config(d))
+                if several(d, len(field)) or d.late_registration_level
+                else None
+            )
             if not play.seated:
                 await (self._seat_tables(d, field, play, multi) if multi else self._seat(d, field, play))
                 await self._save(tid, play)
             if not play.done:
                 await self._level_clock(d, play, multi)
-                await (self._follow(play, multi, field) if multi else self._read(tid, play, field))
+                await (self._follow(play, multi, field) if multi else self._read(d, play, field))
             if not play.done:
                 return
             if multi:
@@ -163,7 +166,7 @@ class Floor:
     ) -> None:
         """Several tables: chips issued, every table made with its drawn players, dealing on."""
         await self._issue(d, field)
-        await multi.seat(table_config(d))
+        await multi.seat()
         await multi.follow()
         play.seated = True
         await self._schedule_level(d.tournament_id, play)
@@ -186,15 +189,8 @@ class Floor:
                 raise
         await self._host(play, "pause", f"{tid}:pause")
         for e in field:
-            join = Join(
-                participant_id=e["account_id"],
-                owner_id=e["owner_id"],
-                kind=ParticipantKind(e["kind"]),
-                name=e["name"],
-                buy_in=d.starting_chips,
-            )
             try:
-                await self._command(play, join, f"{tid}:seat:{e['account_id']}")
+                await self._command(play, join_of(e, d.starting_chips), f"{tid}:seat:{e['account_id']}")
             except BusError as exc:
                 if exc.code is not ErrorCode.ALREADY_SEATED:
                     raise
@@ -264,9 +260,9 @@ class Floor:
         await call(self.broker, subjects.TIMER_SCHEDULE, req, DeadlineScheduled, timeout=self.timeout)
 
     # --- the table's events -----------------------------------------------------------------------
-    async def _read(self, tid: str, play: Play, field: list[dict[str, Any]]) -> None:
+    async def _read(self, d: TournamentDefinition, play: Play, field: list[dict[str, Any]]) -> None:
         """Follow the table's events since the last read: seats, starting stacks, busts."""
-        entry_of = {e["account_id"]: e["entry_id"] for e in field}
+        tid, entry_of = d.tournament_id, {e["account_id"]: e["entry_id"] for e in field}
         res = await self._command(play, GetEvents(after_seq=play.seq, limit=500), None)
         for ev in res.events:
             play.seq = max(play.seq, ev.seq)
@@ -280,9 +276,37 @@ class Floor:
                 play.busts.append(
                     Busted(entry_id=entry_of[pid], hand=play.hand, stack=play.stacks.get(pid, 0), seat=ev.seat or 0)
                 )
+            elif ev.kind == "table_reset" and ev.seq > 1:  # restarted: the hand refunded, no seats
+                play.reset = ev.seq  # (the first event of every table is its opening's)
+        if play.reset:
+            await self._reseat(d, play, field)
         play.done = len(play.busts) >= len(field) - 1
         if res.events:
             await self._save(tid, play)
+
+    async def _reseat(self, d: TournamentDefinition, play: Play, field: list[dict[str, Any]]) -> None:
+        """After a `table_reset` (the table service restarted the table: the hand in progress
+        cancelled, every stack cashed out into its chips account): paused, every player not out
+        sits down again at their seat with the whole of their chips, then it deals again (not in a
+        break). A player whose chips account is empty had ended the last hand with nothing: out in it."""
+        tid, out = d.tournament_id, {b.entry_id for b in play.busts}
+        entries = {e["account_id"]: e for e in field}
+        await self._host(play, "pause", f"{tid}:pause:reset:{play.reset}")
+        for seat, pid in sorted(play.seats.items()):
+            if pid not in entries or entries[pid]["entry_id"] in out:
+                continue
+            try:
+                await self._command(play, join_of(entries[pid], None, seat), f"{tid}:reseat:{play.reset}:{pid}")
+            except BusError as exc:
+                if exc.code is not ErrorCode.INSUFFICIENT_FUNDS:
+                    if exc.code is ErrorCode.ALREADY_SEATED:  # sat down again before a crash
+                        continue
+                    raise
+                stack = play.stacks.get(pid, 0)
+                play.busts.append(Busted(entry_id=entries[pid]["entry_id"], hand=play.hand, stack=stack, seat=seat))
+        if not d.levels[play.level].is_break:
+            await self._host(play, "resume", f"{tid}:resume:reset:{play.reset}")
+        play.reset = 0
 
     # --- the end ----------------------------------------------------------------------------------
     async def _end(self, tid: str, play: Play) -> None:

@@ -31,6 +31,7 @@ class TablePlay(BaseModel):
     zero: list[str] = Field(default_factory=list)  # ended the last hand with nothing, not yet cashed out
     round: int = 0  # the hand-for-hand round its hand is in
     broken: bool = False  # its players went elsewhere and it closed
+    reset: int = 0  # the seq of a `table_reset` whose players are not seated again yet (0: none)
 
 
 class MoveRecord(BaseModel):
@@ -64,3 +65,4 @@ class Play(BaseModel):
     moves: list[MoveRecord] = Field(default_factory=list)
     hfh_round: int = 0  # hand-for-hand (seating.HandForHand): the round, and the tables that dealt it
     hfh_started: list[int] = Field(default_factory=list)
+    reset: int = 0  # one table: the seq of a `table_reset` whose players are not seated again yet

@@ -11,6 +11,9 @@ source, then a `Join` at the drawn seat brings all of it to the destination (the
 keeps one table session per player, so nobody sits at two tables). All of a plan's players
 leave before any sits down (a final-table redraw swaps seats). A table the plan holds, or one
 waiting for the other tables' hand-for-hand round, is not told to go; a broken table closes.
+A table the table service restarted or another replica took over (`table_reset`: the hand in
+progress refunded, every stack cashed out into its chips account, no seats) gets its players
+back at the same seats with all their chips before anything else happens there.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
-from felt_contracts.table import CloseTable, CreateTable, GetEvents, Join, ParticipantKind, TableSummary
+from felt_contracts.table import CloseTable, CreateTable, GetEvents, Join, ParticipantKind, TableConfig, TableSummary
+from felt_contracts.wallet import ChipsIssue, ChipsMoved, ChipsStack
 from felt_contracts.tournament import TournamentDefinition
 from felt_runtime.bus import BusError, call
 from felt_tournament import seating
@@ -48,28 +52,24 @@ def live(play: Play) -> dict[int, TablePlay]:
 class Tables:
     """Carries out one tournament's multi-table play for the floor (under its lock)."""
 
-    def __init__(self, floor: Floor, d: TournamentDefinition, field: list[dict[str, Any]], play: Play) -> None:
-        self.floor, self.d, self.play = floor, d, play
+    def __init__(
+        self, floor: Floor, d: TournamentDefinition, field: list[dict[str, Any]], play: Play, config: TableConfig
+    ) -> None:
+        self.floor, self.d, self.play, self.config = floor, d, play, config
         self.tid = d.tournament_id
-        self.field = {e["account_id"]: e for e in field}
+        self.entries = len(field)  # a re-entry is an entry of its own
+        self.field = {e["account_id"]: e for e in field}  # each player's latest entry
         self.hold: frozenset[int] = frozenset()  # the tables the last plan holds
 
     # --- the start ------------------------------------------------------------------------------
-    async def seat(self, config: Any) -> None:
+    async def seat(self) -> None:
         """Every table made and held, every entrant at their drawn seat; then they deal."""
         play, tid = self.play, self.tid
         if not play.tables:
             drawn = seating.draw(sorted(self.field), self.d.seats_per_table, random.Random(tid))
             play.tables = {t.number: TablePlay(table_id=table_id(tid, t.number), seats=dict(t.seats)) for t in drawn}
         for number, t in play.tables.items():
-            try:
-                cfg = config.model_copy(update={"table_id": t.table_id, "name": f"{config.name[:44]} #{number}"})
-                create = CreateTable(message_id=f"{tid}:table:{number}", config=cfg)
-                await call(self.floor.broker, subjects.TABLE_CREATE, create, TableSummary, timeout=self.floor.timeout)
-            except BusError as exc:
-                if exc.code is not ErrorCode.CONFLICT:
-                    raise
-            await self.floor.host_at(t.table_id, "hold", f"{tid}:{number}:hold")
+            await self._open(number, t)
             for seat_no, pid in t.seats.items():
                 try:
                     await self._join(t.table_id, pid, seat_no, self.d.starting_chips, f"{tid}:seat:{pid}")
@@ -77,13 +77,27 @@ class Tables:
                     if exc.code is not ErrorCode.ALREADY_SEATED:
                         raise
 
+    async def _open(self, number: int, t: TablePlay) -> None:
+        """The table made on the table service (once: its message id), held."""
+        try:
+            cfg = self.config.model_copy(update={"table_id": t.table_id, "name": f"{self.config.name[:44]} #{number}"})
+            create = CreateTable(message_id=f"{self.tid}:table:{number}", config=cfg)
+            await call(self.floor.broker, subjects.TABLE_CREATE, create, TableSummary, timeout=self.floor.timeout)
+        except BusError as exc:
+            if exc.code is not ErrorCode.CONFLICT:
+                raise
+        await self.floor.host_at(t.table_id, "hold", f"{self.tid}:{number}:hold")
+
     # --- between hands --------------------------------------------------------------------------
     async def follow(self) -> None:
         """Read every table; between hands: moves, then a go for the tables that may deal."""
         for number, t in live(self.play).items():
             await self._read(number, t)
+            if t.reset:
+                await self._reseat(number, t)
         if self._done():
             return
+        await self._arrivals()
         idle = {n for n, t in live(self.play).items() if not t.going and t.hand_id is None and not t.zero}
         if not await self._finish_moves(idle):
             return
@@ -93,7 +107,40 @@ class Tables:
             await self._deal(idle)
 
     def _done(self) -> bool:
-        return len(self.play.busts) >= len(self.field) - 1
+        return len(self.play.busts) >= self.entries - 1
+
+    async def _arrivals(self) -> None:
+        """Late registrations and re-entries: each entry neither seated, moving nor out gets its
+        starting stack (one issue per entry) and draws a seat (`seating.arrive`: at a table with
+        the fewest players; a table opens when every one is full, numbered after every table the
+        tournament had), written in the log as a move from nowhere (table 0) and carried out as
+        the moves are: a join at the drawn seat with the whole stack."""
+        play = self.play
+        placed = {p for t in live(play).values() for p in t.seats.values()} | {
+            m.player for m in play.moves if not m.done
+        }
+        out = {b.entry_id for b in play.busts}
+        arriving = [e for pid, e in sorted(self.field.items()) if pid not in placed and e["entry_id"] not in out]
+        for e in arriving:
+            pid, eid = e["account_id"], e["entry_id"]
+            stack = ChipsStack(participant_id=pid, amount=self.d.starting_chips)
+            issue = ChipsIssue(message_id=f"{self.tid}:issue:{eid}", ledger_id=self.tid, issue_id=eid, stacks=[stack])
+            await call(self.floor.broker, subjects.WALLET_CHIPS_ISSUE, issue, ChipsMoved, timeout=self.floor.timeout)
+            tables = [seating.Table(n, dict(t.seats), t.button) for n, t in live(play).items()]
+            rng = random.Random(f"{self.tid}:{eid}")
+            _, number, seat = seating.arrive(tables, pid, self.d.seats_per_table, rng)
+            if number not in live(play):
+                number = max(play.tables) + 1
+                play.tables[number] = TablePlay(table_id=table_id(self.tid, number))
+            reason = "re_entry" if e["number"] > 1 else "late_registration"
+            play.moves.append(
+                MoveRecord(
+                    player=pid, from_table=0, from_seat=0, to_table=number, to_seat=seat, reason=reason, hand=play.hand
+                )
+            )
+            play.tables[number].seats[seat] = pid  # drawn: the next draw sees it taken
+        if arriving:
+            await self.floor.save_play(self.tid, play)  # the log first
 
     async def _read(self, number: int, t: TablePlay) -> None:
         play = self.play
@@ -110,21 +157,47 @@ class Tables:
                 t.hand_id = None
                 ends = ev.stacks or {}
                 t.zero = [t.seats[int(s)] for s, n in ends.items() if n == 0 and int(s) in t.seats]
+            elif ev.kind == "table_reset" and ev.seq > 1:  # restarted: the hand refunded, no seats
+                t.hand_id, t.reset = None, ev.seq  # (the first event of every table is its opening's)
             elif ev.kind in ("left", "session_closed") and ev.participant_id:
                 pid = ev.participant_id
                 t.seats = {s: p for s, p in t.seats.items() if p != pid}
                 t.zero = [p for p in t.zero if p != pid]
                 if ev.detail == "busted" and pid in self.field:
-                    play.busts.append(
-                        Busted(
-                            entry_id=self.field[pid]["entry_id"],
-                            hand=t.hand,
-                            stack=t.stacks.get(pid, 0),
-                            seat=ev.seat or 0,
-                            table=number,
-                            round=t.round,
-                        )
-                    )
+                    self._bust(number, t, pid, ev.seat or 0)
+
+    def _bust(self, number: int, t: TablePlay, pid: str, seat: int) -> None:
+        busted = Busted(
+            entry_id=self.field[pid]["entry_id"],
+            hand=t.hand,
+            stack=t.stacks.get(pid, 0),
+            seat=seat,
+            table=number,
+            round=t.round,
+        )
+        self.play.busts.append(busted)
+
+    async def _reseat(self, number: int, t: TablePlay) -> None:
+        """After a `table_reset`: the table held without a go (a go not dealt yet is taken back:
+        it deals when the plan says), then everyone it had sits down again at their seat with the
+        whole of their chips (the refunded hand's stacks, docs/table.md "Restart policy"). A player
+        whose chips account is empty ended the last hand with nothing before their seat closed: out
+        in that hand. A hand-for-hand round's cancelled hand is dealt again."""
+        await self.floor.host_at(t.table_id, "hold", f"{self.tid}:{number}:hold:reset:{t.reset}")
+        t.going = False
+        for seat, pid in sorted(t.seats.items()):
+            try:
+                await self._join(t.table_id, pid, seat, None, f"{self.tid}:{number}:reseat:{t.reset}:{pid}")
+            except BusError as exc:
+                if exc.code is ErrorCode.INSUFFICIENT_FUNDS:
+                    del t.seats[seat]
+                    self._bust(number, t, pid, seat)
+                elif exc.code is not ErrorCode.ALREADY_SEATED:  # already: sat down again before a crash
+                    raise
+        if t.round and t.round == self.play.hfh_round:
+            self.play.hfh_started = [n for n in self.play.hfh_started if n != number]
+        t.zero, t.reset = [], 0
+        await self.floor.save_play(self.tid, self.play)
 
     async def _plan(self, idle: set[int]) -> None:
         for t in live(self.play).values():
@@ -146,6 +219,10 @@ class Tables:
         False while a cash-out is still to come (the next look finishes them)."""
         pending = [(i, m) for i, m in enumerate(self.play.moves) if not m.done]
         for i, m in pending:
+            if not m.from_table:  # an arrival: the table it drew may be one to open
+                if not self.play.tables[m.to_table].seq:
+                    await self._open(m.to_table, self.play.tables[m.to_table])
+                continue
             src = self.play.tables[m.from_table]
             if m.player in src.seats.values():
                 res = await self.floor.host_at(src.table_id, "unseat", f"{self.tid}:move:{i}:out", participant=m.player)
@@ -176,7 +253,7 @@ class Tables:
         able = {n for n in idle & set(tables) if len(tables[n].seats) >= 2 and n not in self.hold}
         busy = {n for n, t in tables.items() if t.hand_id is not None or t.going}
         players = sum(len(t.seats) for t in tables.values())
-        percents = tier_for(self.d.payouts, len(self.field)).percents
+        percents = tier_for(self.d.payouts, self.entries).percents
         hfh = seating.hand_for_hand([int(p > 0) for p in percents], players, len(tables))
         state = seating.HandForHand(play.hfh_round or 1, frozenset(play.hfh_started))
         for n in sorted(able):
@@ -217,16 +294,19 @@ class Tables:
                 raise
 
     async def _join(self, table: str, pid: str, seat: int, chips: int | None, message_id: str) -> None:
-        e = self.field[pid]
-        join = Join(
-            participant_id=pid,
-            owner_id=e["owner_id"],
-            kind=ParticipantKind(e["kind"]),
-            name=e["name"],
-            buy_in=chips,
-            seat=seat,
-        )
-        await self.floor.command_at(table, join, message_id)
+        await self.floor.command_at(table, join_of(self.field[pid], chips, seat), message_id)
+
+
+def join_of(entry: dict[str, Any], chips: int | None, seat: int | None = None) -> Join:
+    """The entry's player sits down (as registered) with `chips` (None: all they hold)."""
+    return Join(
+        participant_id=entry["account_id"],
+        owner_id=entry["owner_id"],
+        kind=ParticipantKind(entry["kind"]),
+        name=entry["name"],
+        buy_in=chips,
+        seat=seat,
+    )
 
 
 def eliminations(play: Play) -> list[list[Bust]]:
