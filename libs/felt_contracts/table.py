@@ -82,7 +82,8 @@ def table_of_hand(hand_id: str) -> str | None:
 TableId = Annotated[str, Field(min_length=1, max_length=64)]
 #: strict where a client names a table (WebSocket frames)
 WellFormedTableId = Annotated[str, Field(pattern=TABLE_ID_PATTERN)]
-ParticipantId = Annotated[str, Field(min_length=1, max_length=200)]
+PARTICIPANT_ID_MAX_LENGTH = 200
+ParticipantId = Annotated[str, Field(min_length=1, max_length=PARTICIPANT_ID_MAX_LENGTH)]
 Chips = Annotated[int, Field(strict=True, ge=0, le=10**12)]
 PositiveChips = Annotated[int, Field(strict=True, gt=0, le=10**12)]
 Seconds = Annotated[float, Field(gt=0, le=3600, allow_inf_nan=False)]

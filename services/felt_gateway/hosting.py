@@ -8,9 +8,9 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Path, Request
 from fastapi.responses import JSONResponse
 from pydantic.alias_generators import to_camel
 
@@ -18,6 +18,7 @@ from felt_contracts import subjects
 from felt_contracts.errors import ErrorCode
 from felt_contracts.bots import AddBots, BotsStatus, RemoveBot
 from felt_contracts.table import (
+    PARTICIPANT_ID_MAX_LENGTH,
     CreateTable,
     Host,
     HostControl,
@@ -341,7 +342,12 @@ async def add_bot(request: Request, table_id: str, body: BotBody, who: Who) -> d
     summary="Remove a Felt bot",
     responses=refusals(*HOST),
 )
-async def remove_bot(request: Request, table_id: str, participant_id: str, who: Who) -> dict[str, Any]:
+async def remove_bot(
+    request: Request,
+    table_id: str,
+    participant_id: Annotated[str, Path(min_length=1, max_length=PARTICIPANT_ID_MAX_LENGTH)],
+    who: Who,
+) -> dict[str, Any]:
     """The bot leaves (cashed out like any leave; during a hand, once it ends) and stops."""
     done = await control(request, who, table_id, "remove_bot", None, participant=participant_id)
     try:

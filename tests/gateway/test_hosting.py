@@ -344,6 +344,8 @@ async def test_the_bot_routes_are_the_hosts_and_need_the_bots_service(stack, htt
     refused(await http.post(bots, json={"level": "hard"}, headers=stranger["headers"]), 403, "not_host")
     refused(await http.delete(f"{bots}/someone", headers=stranger["headers"]), 403, "not_host")
     refused(await http.delete(f"{bots}/someone", headers=host["headers"]), 404, "not_found", "participantId")
+    r = await http.delete(f"{bots}/{'0' * 201}", headers=host["headers"])  # longer than any participant id
+    assert r.status_code == 422 and r.json()["code"] == "validation", r.text
     refused(await http.post(bots, json={"level": "hard"}, headers=host["headers"]), 503, "unavailable")
     await close(http, host, table_id)
 
