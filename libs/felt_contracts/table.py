@@ -111,6 +111,10 @@ class Visibility(StrEnum):
     PRIVATE = "private"  # not listed; reached with its invite code (or by its host and those seated)
 
 
+#: who pays the ante: each dealt player, the big blind for the table, or the button for the table
+AnteMode = Literal["each", "big_blind", "button"]
+
+
 class TableConfig(Message):
     """A table's configuration (lobby data). `rules_version` names the engine profile. The table
     service checks it (id `[a-z0-9][a-z0-9_-]{0,63}`, stakes against the profile, 2..10 seats,
@@ -126,7 +130,7 @@ class TableConfig(Message):
     # who pays `ante` (felt_engine.forced): `each` dealt player, the `big_blind` for the whole
     # table (big-blind ante) or the `button` (button ante); a table ante is dead money in the
     # main pot. Not `each` needs an ante and a profile that allows it (hold'em with blinds).
-    ante_mode: Literal["each", "big_blind", "button"] = "each"
+    ante_mode: AnteMode = "each"
     # a live straddle of two big blinds by the player left of the big blind (3+ players dealt;
     # no straddle heads-up); nlhe-1 and plhe-1 only
     straddle: bool = False
@@ -363,8 +367,8 @@ class Host(ParticipantCommand):
     """A host's control of a hosted table (`not_host` from anyone else). Each takes effect between
     hands: sent while a hand runs, it is queued and applied when that hand ends, and the result's
     `status` says `now` or `next_hand`. `participant` names whom approve/decline/remove mean;
-    `blinds` takes `small_blind`/`big_blind` (and `ante`; None keeps it; and a tournament's
-    `level`, `TableConfig.level`); `invite` takes the new
+    `blinds` takes `small_blind`/`big_blind` (and `ante` and `ante_mode`; None keeps it; and a
+    tournament's `level`, `TableConfig.level`); `invite` takes the new
     code's `invite_hash` (the old code stops working, removed players may be invited again);
     `bot_pass` takes the hash of a code that seats one Felt bot (no invite, no approval needed);
     `remove_bot` unseats a bot that came with a pass (banned from the table, its owner is not);
@@ -380,6 +384,7 @@ class Host(ParticipantCommand):
     small_blind: Chips | None = None
     big_blind: Chips | None = None
     ante: Chips | None = None
+    ante_mode: AnteMode | None = None
     level: Annotated[int, Field(ge=1)] | None = None
     invite_hash: str | None = None
 
@@ -576,6 +581,7 @@ class BlindsChange(Message):
     small_blind: int
     big_blind: int
     ante: int
+    ante_mode: AnteMode = "each"
     from_hand: int
 
 

@@ -231,6 +231,7 @@ class Floor:
             small_blind=level.small_blind,
             big_blind=level.big_blind,
             ante=level.ante,
+            ante_mode=level.ante_mode,
             level=play.level + 1,
         )
         if d.levels[play.level - 1].is_break:
@@ -240,7 +241,8 @@ class Floor:
         """Several tables: each takes the level's blinds (a break: no table deals, tables.py)."""
         level = d.levels[play.level]
         if not level.is_break:
-            blinds = {"small_blind": level.small_blind, "big_blind": level.big_blind, "ante": level.ante}
+            blinds: dict[str, Any] = {"small_blind": level.small_blind, "big_blind": level.big_blind}
+            blinds.update(ante=level.ante, ante_mode=level.ante_mode)
             blinds["level"] = play.level + 1
             await multi.host_all("blinds", f"level:{play.level}", **blinds)
 

@@ -24,7 +24,8 @@ from felt_contracts.table import (
 from felt_engine.replay import replay_text
 from felt_runtime.bus import BusError, call
 
-from tests.table.conftest import cmd, create_table, uid
+from tests.table.conftest import cmd, create_table, player, uid
+from tests.table.test_hosted import host_does, hosted
 from tests.table.test_player_options import actor_pid, deal, events, seat
 
 BLINDS = dict(rules_version="nlhe-1", small_blind=1, big_blind=2, min_buy_in=2, max_buy_in=100, seats=6)
@@ -183,3 +184,25 @@ def test_an_unknown_ante_mode_is_refused_by_the_contract_naming_the_field():
     assert e.value.errors()[0]["loc"] == ("ante_mode",)
     old = TableConfig.model_validate({"table_id": "t", **BLINDS})  # additive: old configs still read
     assert old.ante_mode == "each" and old.straddle is False
+
+
+async def test_a_host_switches_the_ante_mode_from_the_next_hand(stack, bus):
+    """A host's `blinds` control sets the ante and who pays it (a tournament level's big-blind
+    ante after antes from everyone): the hand running keeps its forced bets, the next posts the
+    new ones, and `blinds_changed` says both."""
+    host, owner = await player(bus)
+    t = await hosted(bus, host, owner, private=False, ante=1)
+    pids = await seat(bus, t, [100, 100, 100])
+    view = await deal(bus, t, pids)
+    assert sorted(p[1:] for p in await posts(bus, t) if p[0] == "post_ante") == [(s, 1, "") for s in (1, 2, 3)]
+    change = dict(small_blind=2, big_blind=4, ante=4, ante_mode="big_blind")
+    assert await host_does(bus, t, host, "blinds", **change) == "next_hand"
+    await fold_to_the_end(bus, t)
+    (changed,) = [e.blinds for e in await events(bus, t, 0) if e.kind == "blinds_changed"]
+    assert changed is not None and (changed.ante, changed.ante_mode, changed.from_hand) == (4, "big_blind", 2)
+    after = max(e.seq for e in await events(bus, t, 0))
+    view = await deal(bus, t, pids)
+    assert view.config.ante_mode == "big_blind"
+    posted = [(e.kind, e.seat, e.amount, e.detail) for e in await events(bus, t, after) if e.kind.startswith("post_")]
+    bb = view.hand.big_blind_seat
+    assert [p for p in posted if p[0] == "post_ante"] == [("post_ante", bb, 4, "bb_ante")], posted

@@ -51,7 +51,19 @@ async def test_late_entries_and_re_entries_sit_down_while_late_registration_is_o
         starts_at=datetime.now(UTC) + timedelta(seconds=3),
         late_registration_level=1,
         re_entries=1,
-        levels=[Level(small_blind=10 * 2**n, big_blind=20 * 2**n, duration_seconds=25) for n in range(9)],
+        levels=[  # an ante from everyone, then from level 2 on a big-blind ante
+            Level(small_blind=10, big_blind=20, ante=5, duration_seconds=25),
+            *(
+                Level(
+                    small_blind=10 * 2**n,
+                    big_blind=20 * 2**n,
+                    ante=20 * 2**n,
+                    ante_mode="big_blind",
+                    duration_seconds=25,
+                )
+                for n in range(1, 9)
+            ),
+        ],
         payouts=[PayoutTier(min_entrants=2, percents=[Decimal(60), Decimal(40)])],
     )
     tid = d.tournament_id
@@ -133,6 +145,14 @@ async def test_late_entries_and_re_entries_sit_down_while_late_registration_is_o
     for m in arrivals:  # each arrival sat at its drawn seat with the starting stack
         sat = [e for e in events[m.to_table] if e.kind in ("seated", "waiting") and e.participant_id == m.player]
         assert any(e.seat == m.to_seat and e.amount == CHIPS for e in sat), m
+    # level 2 switched every table from an ante from everyone to a big-blind ante
+    for evs in events.values():
+        antes = [(e.seq, e.detail) for e in evs if e.kind == "post_ante"]
+        switch = min((s for s, detail in antes if detail == "bb_ante"), default=None)
+        assert all(detail == "" for s, detail in antes if switch is None or s < switch), antes
+        assert all(detail == "bb_ante" for s, detail in antes if switch is not None and s >= switch), antes
+    details = {e.detail for evs in events.values() for e in evs if e.kind == "post_ante"}
+    assert details == {"", "bb_ante"}, details
     mtt.moves_seen_at_both_tables(play, events)
     mtt.one_table_at_a_time(events)
     assert mtt.chips_conserved_in_every_hand(events) > 5

@@ -70,7 +70,7 @@ async def blinds(table: Table, command: Host) -> str:
     """The forced bets of the next hand; the buy-in range keeps its size in big blinds (antes)."""
     update = {
         name: value
-        for name in ("small_blind", "big_blind", "ante", "level")
+        for name in ("small_blind", "big_blind", "ante", "ante_mode", "level")
         if (value := getattr(command, name)) is not None
     }
     if not update.keys() - {"level"}:
@@ -86,6 +86,7 @@ async def blinds(table: Table, command: Host) -> str:
         small_blind=config.small_blind,
         big_blind=config.big_blind,
         ante=config.ante,
+        ante_mode=config.ante_mode,
         from_hand=table.hands_played + (2 if applied == "next_hand" else 1),
     )
     if applied == "now":
