@@ -8,7 +8,7 @@ from felt_runtime.db import migrate
 from felt_runtime.service import ServiceContext, load_settings
 from felt_tournament.director import Director
 from felt_tournament.handlers import register
-from felt_tournament.play import Floor
+from felt_tournament.floor import Floor
 from felt_tournament.recurring import load_template
 from felt_tournament.settings import TournamentSettings
 

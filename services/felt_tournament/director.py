@@ -526,10 +526,9 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
     play = Play.model_validate_json(t["play"]) if t["play"] else None
     live = t["status"] == "running" and play is not None and play.seated
     busted = {b.entry_id for b in play.busts} if play else set()
-    at = {}  # where each player sits (several tables: as drawn; one table: as seated there)
+    at = {}  # where each player sits (as drawn, or as seated there after a move)
     if live and play:
         at = {pid: tp.table_id for tp in play.tables.values() if not tp.broken for pid in tp.seats.values()}
-        at = at if play.tables else dict.fromkeys(play.seats.values(), play.table_id)
     return TournamentView(
         definition=d,
         status=t["status"],
@@ -554,8 +553,6 @@ def _view(t: dict[str, Any], rows: list[dict[str, Any]], with_entries: bool) -> 
         else [],
         level=play.level + 1 if live and play else 0,
         level_ends_at=play.level_ends_at if live and play else None,
-        tables=([tp.table_id for tp in play.tables.values() if not tp.broken] or [play.table_id])
-        if live and play
-        else [],
+        tables=[tp.table_id for tp in play.tables.values() if not tp.broken] if live and play else [],
         players_left=entrants - len(play.busts) if play else entrants if t["status"] == "running" else 0,
     )

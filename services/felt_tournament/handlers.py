@@ -20,7 +20,7 @@ from felt_contracts.tournament import (
 from felt_contracts.timer import TimerFired
 from felt_runtime.bus import declare_contract, responder
 from felt_tournament.director import Director
-from felt_tournament.play import OWNER, Floor
+from felt_tournament.floor import OWNER, Floor
 
 #: requests served at once: each tournament takes its steps one at a time (the director's lock
 #: per tournament), so different tournaments' requests need not wait for each other

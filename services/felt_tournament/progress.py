@@ -1,5 +1,5 @@
 """What the service keeps of a running tournament's play (the `play` column, as JSON): its
-table, the table events read, the hands started, the level clock and the busts so far."""
+tables, the table events read, the hands started, the level clock and the busts so far."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class Busted(BaseModel):
 
 
 class TablePlay(BaseModel):
-    """One table of a multi-table tournament, as its events were read."""
+    """One table of a tournament, as its events were read."""
 
     table_id: str
     seq: int = 0
@@ -50,19 +50,15 @@ class MoveRecord(BaseModel):
 class Play(BaseModel):
     """What the service keeps of a running tournament (the `play` column)."""
 
-    table_id: str
-    seated: bool = False  # every entrant sat down and the table deals
-    seq: int = 0  # the table's events read
+    table_id: str  # table 1: the first and the final table
+    seated: bool = False  # every entrant sat down at their drawn seat
     hand: int = 0  # hands started
-    seats: dict[int, str] = Field(default_factory=dict)  # seat -> participant
-    stacks: dict[str, int] = Field(default_factory=dict)  # participant -> stack at the hand's start
     level: int = 0  # index into the definition's levels
     level_ends_at: datetime
     busts: list[Busted] = Field(default_factory=list)
-    done: bool = False  # one entry left: the table closes, the chips retire, the prizes are paid
-    retired: bool = False  # cancelled while playing: its table closed and its chips retired
-    tables: dict[int, TablePlay] = Field(default_factory=dict)  # several tables: number -> its play
+    done: bool = False  # one entry left: the tables close, the chips retire, the prizes are paid
+    retired: bool = False  # cancelled while playing: its tables closed and its chips retired
+    tables: dict[int, TablePlay] = Field(default_factory=dict)  # number -> its play
     moves: list[MoveRecord] = Field(default_factory=list)
     hfh_round: int = 0  # hand-for-hand (seating.HandForHand): the round, and the tables that dealt it
     hfh_started: list[int] = Field(default_factory=list)
-    reset: int = 0  # one table: the seq of a `table_reset` whose players are not seated again yet

@@ -1,4 +1,5 @@
-"""The play of a tournament over several tables (seating.py decides, this carries it out).
+"""The play of a tournament's tables (seating.py decides, this carries it out); a field of one
+table is the one-table case (a Sit & Go), played the same way at table 1.
 
 At the start the field is drawn over the fewest tables (`seating.draw`), each a table-service
 table hosted by the tournament and held (the host's `hold`: it deals a hand only on the host's
@@ -33,12 +34,7 @@ from felt_tournament.prizes import tier_for
 from felt_tournament.progress import Busted, MoveRecord, Play, TablePlay
 
 if TYPE_CHECKING:
-    from felt_tournament.play import Floor
-
-
-def several(d: TournamentDefinition, entrants: int) -> bool:
-    """Whether the field needs more than one table."""
-    return seating.tables_needed(entrants, d.seats_per_table) > 1
+    from felt_tournament.floor import Floor
 
 
 def table_id(tid: str, number: int) -> str:
@@ -50,7 +46,7 @@ def live(play: Play) -> dict[int, TablePlay]:
 
 
 class Tables:
-    """Carries out one tournament's multi-table play for the floor (under its lock)."""
+    """Carries out one tournament's play at its tables for the floor (under its lock)."""
 
     def __init__(
         self, floor: Floor, d: TournamentDefinition, field: list[dict[str, Any]], play: Play, config: TableConfig
@@ -275,23 +271,32 @@ class Tables:
         for number, t in live(self.play).items():
             await self.floor.host_at(t.table_id, control, f"{self.tid}:{number}:{key}", **fields)
 
-    async def close_others(self) -> None:
-        """The end: every table but the first closes (the floor closes the first, the final table)."""
+    async def close_all(self) -> None:
+        """The end: every table closes, the first (the final table) last; it is asked again after a
+        crash (a table closed already is not found)."""
         for t in live(self.play).values():
             if t.table_id != self.play.table_id:
                 await self._close(t)
+        try:
+            await self._close_table(self.play.table_id)
+        except BusError as exc:
+            if exc.code is not ErrorCode.NOT_FOUND:
+                raise
 
     async def _close(self, t: TablePlay) -> None:
         """Written down first: an empty table holds no chips, and one the table service has let
-        go of (no seats) is not reached again; the last table closes with everyone's chips."""
+        go of (no seats) is not reached again."""
         t.broken = True
         await self.floor.save_play(self.tid, self.play)
         try:
-            close = CloseTable(message_id=f"{t.table_id}:close", table_id=t.table_id)
-            await call(self.floor.broker, subjects.TABLE_CLOSE, close, TableSummary, timeout=self.floor.timeout)
+            await self._close_table(t.table_id)
         except BusError as exc:
             if t.seats or exc.code not in (ErrorCode.NOT_FOUND, ErrorCode.UNAVAILABLE):
                 raise
+
+    async def _close_table(self, table: str) -> None:
+        close = CloseTable(message_id=f"{table}:close", table_id=table)
+        await call(self.floor.broker, subjects.TABLE_CLOSE, close, TableSummary, timeout=self.floor.timeout)
 
     async def _join(self, table: str, pid: str, seat: int, chips: int | None, message_id: str) -> None:
         await self.floor.command_at(table, join_of(self.field[pid], chips, seat), message_id)

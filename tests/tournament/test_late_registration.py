@@ -25,7 +25,7 @@ from felt_runtime.db import create_engine
 from tests.support.waiting import eventually, refused
 from tests.tournament.conftest import Room, accounts, available, create, pool, register
 from tests.tournament import test_multi_table as mtt
-from tests.tournament.test_sit_and_go import agent, room  # noqa: F401  (the stack, with the gateway)
+from tests.tournament.test_sit_and_go import agent, room  # noqa: F401 - the stack, with the gateway
 
 SEATS, CHIPS, BUY_IN = 6, 1000, 20
 

@@ -28,7 +28,7 @@ from tests.tournament.test_multi_table import (
     one_table_at_a_time,
     paid_as_placed,
     played_out,
-    room,  # noqa: F401  (the stack: two table replicas)
+    room,  # noqa: F401 - the stack: two table replicas
 )
 from tests.tournament.test_sit_and_go import table_cmd
 
