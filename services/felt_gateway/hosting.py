@@ -314,6 +314,7 @@ async def host_blinds(
         small_blind=body.small_blind,
         big_blind=body.big_blind,
         ante=body.ante,
+        ante_mode=body.ante_mode,
     )
 
 

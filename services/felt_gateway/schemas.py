@@ -17,7 +17,16 @@ from pydantic.alias_generators import to_camel
 from felt_contracts.chat import ChatMessage, ChatPosted
 from felt_contracts.names import ActionName, PreActionName
 from felt_contracts.limits import CapChange, FreezeState, LimitName, LimitsState, Scope
-from felt_contracts.table import Admission, HandHistory, HandSummary, TableConfig, TableEvent, TableView, Visibility
+from felt_contracts.table import (
+    Admission,
+    AnteMode,
+    HandHistory,
+    HandSummary,
+    TableConfig,
+    TableEvent,
+    TableView,
+    Visibility,
+)
 from felt_contracts.wallet import Balance, Refilled, RefillState, SessionHistory
 from felt_engine.actions import shape_problem
 
@@ -525,11 +534,20 @@ class InvitedTableOut(BaseModel):
 
 
 class BlindsBody(Body):
-    model_config = ConfigDict(json_schema_extra={"examples": [{"smallBlind": 2, "bigBlind": 4}, {"ante": 8}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"smallBlind": 2, "bigBlind": 4}, {"ante": 8}, {"ante": 4, "anteMode": "big_blind"}]
+        }
+    )
 
     small_blind: Amount | None = None
     big_blind: Amount | None = None
     ante: Amount | None = None
+    ante_mode: AnteMode | None = Field(
+        default=None,
+        description="who pays the ante: `each` dealt player, the `big_blind` or the `button` for the table "
+        "(null keeps it)",
+    )
 
 
 class ParticipantBody(Body):

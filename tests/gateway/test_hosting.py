@@ -251,7 +251,9 @@ async def test_host_controls_over_rest(stack, http, bus) -> None:
         "events"
     ]
     announced = [e for e in events if e["kind"] == "blinds_changed"]
-    assert [e["blinds"] for e in announced] == [{"smallBlind": 2, "bigBlind": 4, "ante": 0, "fromHand": 2}]
+    assert [e["blinds"] for e in announced] == [
+        {"smallBlind": 2, "bigBlind": 4, "ante": 0, "anteMode": "each", "fromHand": 2}
+    ]
     assert announced[0]["seq"] == seq
     await deal(http, table_id, host, guest)
     await play_one_hand(http, dealt, [host, guest])
@@ -260,6 +262,16 @@ async def test_host_controls_over_rest(stack, http, bus) -> None:
     ]
     blinds = [e["amount"] for e in events if e["kind"] == "post_blind"]
     assert sorted(blinds)[-2:] == [2, 4], events
+    # who pays the ante: an unknown mode changes nothing; a big-blind ante between hands at once
+    blinds_url = f"{base(table_id)}/host/blinds"
+    r = await http.post(blinds_url, json={"ante": 2, "anteMode": "dealer"}, headers=host["headers"])
+    refused(r, 422, "validation", "anteMode")
+    config = (await http.get(base(table_id), headers=host["headers"])).json()["table"]["config"]
+    assert (config["ante"], config["anteMode"]) == (0, "each"), config
+    r = await http.post(blinds_url, json={"ante": 2, "anteMode": "big_blind"}, headers=host["headers"])
+    assert r.status_code == 200 and r.json()["applied"] == "now", r.text
+    config = (await http.get(base(table_id), headers=host["headers"])).json()["table"]["config"]
+    assert (config["ante"], config["anteMode"]) == (2, "big_blind"), config
     # pause: no hand is dealt until resumed
     r = await http.post(f"{base(table_id)}/host/pause", headers=host["headers"])
     assert r.json()["applied"] == "now", r.text

@@ -508,7 +508,7 @@ class FeltClient:
         self, table_id: str, control: str, idempotency_key: str | None = None, **fields: Any
     ) -> dict[str, Any]:
         """A host control: `pause`, `resume`, `close`, `blinds` (`small_blind`, `big_blind`,
-        `ante`), `approve` / `decline` / `remove` (`participant_id`). `{applied: now|next_hand, seq}`."""
+        `ante`, `ante_mode`), `approve` / `decline` / `remove` (`participant_id`). `{applied: now|next_hand, seq}`."""
         body = {_camel(k): v for k, v in fields.items() if v is not None} or None
         return await self._post(f"{POKER}/tables/{table_id}/host/{control}", body, idempotency_key)
 
