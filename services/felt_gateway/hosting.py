@@ -341,7 +341,7 @@ async def add_bot(request: Request, table_id: str, body: BotBody, who: Who) -> d
     "/tables/{table_id}/host/bots/{participant_id}",
     response_model=HostControlOut,
     summary="Remove a Felt bot",
-    responses=refusals(*HOST),
+    responses=refusals(*HOST, ErrorCode.VALIDATION),
 )
 async def remove_bot(
     request: Request,

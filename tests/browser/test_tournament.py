@@ -83,11 +83,15 @@ def test_a_person_registers_for_the_sit_and_go_plays_busts_or_wins_and_sees_the_
     shot(ann, "tournaments-lobby")
     open_group.get_by_role("link", name=re.compile("open tournament")).first.click()
     page.get_by_role("button", name="register", exact=True).click()
-    expect(page.locator("#your-result")).to_have_text("You are registered.")
+    expect(page.locator("#your-result")).to_have_text(
+        "You are registered.", timeout=45_000
+    )  # wallet, limits, tournament: slow under load
     page.get_by_role("button", name="unregister", exact=True).click()  # and back: the buy-in returns
     expect(page.get_by_role("button", name="register", exact=True)).to_be_visible()
     page.get_by_role("button", name="register", exact=True).click()
-    expect(page.locator("#your-result")).to_have_text("You are registered.")
+    expect(page.locator("#your-result")).to_have_text(
+        "You are registered.", timeout=45_000
+    )  # wallet, limits, tournament: slow under load
 
     # filled by bots and started: the page opens the table the tournament seats her at
     expect(page.locator("#view-table")).to_be_visible(timeout=90_000)

@@ -603,6 +603,11 @@ async def _(room: Room) -> Response:  # the host removed this player
     return await room.post(t(room.extra["hosted"], "/join"), who, json={"buyIn": 20})
 
 
+@case("removeBot", "validation")
+async def _(room: Room) -> Response:  # longer than any participant id
+    return await room.http.delete(f"{POKER}/tables/{room.seated}/host/bots/{'0' * 201}", headers=room.owner["headers"])
+
+
 # --- matches -----------------------------------------------------------------------------------
 
 
